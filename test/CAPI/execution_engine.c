@@ -1,0 +1,271 @@
+//===- execution_engine.c - Test for the C bindings of the JIT -------------===//
+//
+// RUN: mlir-capi-execution-engine-test 2>&1 | FileCheck %s
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir-c/ExecutionEngine.h"
+#include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
+#include "mlir-c/RegisterEverything.h"
+#include "mlir-c/Support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *kLowering =
+    "builtin.module(convert-func-to-llvm,convert-arith-to-llvm,"
+    "reconcile-unrealized-casts)";
+
+static MlirStringRef str(const char *s) {
+  return mlirStringRefCreateFromCString(s);
+}
+
+static void printToStdout(MlirStringRef s, void *userData) {
+  (void)userData;
+  fwrite(s.data, 1, s.length, stdout);
+}
+
+static MlirContext createContext(void) {
+  MlirContext ctx = mlirContextCreate();
+  MlirDialectRegistry registry = mlirDialectRegistryCreate();
+  mlirRegisterAllDialects(registry);
+  mlirContextAppendDialectRegistry(ctx, registry);
+  mlirDialectRegistryDestroy(registry);
+  mlirContextLoadAllAvailableDialects(ctx);
+  mlirRegisterAllLLVMTranslations(ctx);
+  return ctx;
+}
+
+/// Parses `source` and, if `lower`, lowers it to the LLVM dialect; exits on
+/// failure.
+static MlirModule parseModule(MlirContext ctx, const char *source, int lower) {
+  MlirModule module = mlirModuleCreateParse(ctx, str(source));
+  if (mlirModuleIsNull(module)) {
+    fprintf(stderr, "cannot parse the module\n");
+    exit(1);
+  }
+  if (!lower)
+    return module;
+  MlirPassManager pm = mlirPassManagerCreate(ctx);
+  MlirLogicalResult parsed = mlirParsePassPipeline(
+      mlirPassManagerGetAsOpPassManager(pm), str(kLowering), printToStdout,
+      NULL);
+  if (mlirLogicalResultIsFailure(parsed) ||
+      mlirLogicalResultIsFailure(
+          mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module)))) {
+    fprintf(stderr, "cannot lower the module\n");
+    exit(1);
+  }
+  mlirPassManagerDestroy(pm);
+  return module;
+}
+
+// CHECK-LABEL: testInvokePacked
+void testInvokePacked(MlirContext ctx) {
+  printf("testInvokePacked\n");
+  MlirModule module = parseModule(
+      ctx,
+      "func.func @add(%arg0 : i32) -> i32 attributes { llvm.emit_c_interface } "
+      "{\n"
+      "  %res = arith.addi %arg0, %arg0 : i32\n"
+      "  return %res : i32\n"
+      "}",
+      1);
+  MlirExecutionEngine jit = mlirExecutionEngineCreate(
+      module, /*optLevel=*/2, /*numPaths=*/0, /*sharedLibPaths=*/NULL,
+      /*enableObjectDump=*/false, /*enablePIC=*/false);
+  if (mlirExecutionEngineIsNull(jit)) {
+    fprintf(stderr, "cannot create the engine\n");
+    exit(1);
+  }
+  int input = 42;
+  int result = -1;
+  void *args[2] = {&input, &result};
+  MlirLogicalResult status =
+      mlirExecutionEngineInvokePacked(jit, str("add"), args);
+  // CHECK: Input: 42 Result: 84 Success: 1
+  printf("Input: %d Result: %d Success: %d\n", input, result,
+         mlirLogicalResultIsSuccess(status));
+  // CHECK: Unknown function: 0 (null: 1)
+  status = mlirExecutionEngineInvokePacked(jit, str("nonexistent"), args);
+  printf("Unknown function: %d (null: %d)\n",
+         mlirLogicalResultIsSuccess(status),
+         mlirExecutionEngineLookup(jit, str("nonexistent")) == NULL);
+  mlirExecutionEngineDestroy(jit);
+  mlirModuleDestroy(module);
+}
+
+static float someCallbackIntoPython(float f, int i) { return f + (float)i; }
+
+static const char *kCallbackModule =
+    "func.func @callback_test(%arg0 : f32, %arg1 : i32) -> f32 "
+    "attributes { llvm.emit_c_interface } {\n"
+    "  %r = call @some_callback_into_python(%arg0, %arg1) : (f32, i32) -> f32\n"
+    "  return %r : f32\n"
+    "}\n"
+    "func.func private @some_callback_into_python(f32, i32) -> f32 "
+    "attributes { llvm.emit_c_interface }";
+
+// CHECK-LABEL: testRegisterSymbol
+void testRegisterSymbol(MlirContext ctx) {
+  printf("testRegisterSymbol\n");
+  MlirModule module = parseModule(ctx, kCallbackModule, 1);
+  MlirExecutionEngine jit =
+      mlirExecutionEngineCreate(module, 2, 0, NULL, false, false);
+  mlirExecutionEngineRegisterSymbol(
+      jit, str("_mlir_ciface_some_callback_into_python"),
+      (void *)someCallbackIntoPython);
+
+  // A second registration, or one for a name the module defines, fails.
+  // CHECK: duplicate: cannot register symbol '_mlir_ciface_some_callback_into_python': it is already registered with this engine
+  printf("duplicate: ");
+  MlirLogicalResult status = mlirExecutionEngineRegisterSymbolChecked(
+      jit, str("_mlir_ciface_some_callback_into_python"),
+      (void *)someCallbackIntoPython, printToStdout, NULL);
+  printf(" (failed: %d)\n", mlirLogicalResultIsFailure(status));
+  // CHECK: defined: cannot register symbol 'callback_test': the module already defines it
+  printf("defined: ");
+  mlirExecutionEngineRegisterSymbolChecked(jit, str("callback_test"),
+                                           (void *)someCallbackIntoPython,
+                                           printToStdout, NULL);
+  printf("\n");
+
+  float f = 42.0f;
+  int i = 2;
+  float result = 0.0f;
+  void *args[3] = {&f, &i, &result};
+  mlirExecutionEngineInvokePacked(jit, str("callback_test"), args);
+  // CHECK: 42.000000 + 2 = 44.000000
+  printf("%f + %d = %f\n", f, i, result);
+
+  // Once compiled, a new symbol could not be used any more.
+  // CHECK: late: cannot register symbol 'late': the module has already been compiled
+  printf("late: ");
+  mlirExecutionEngineRegisterSymbolChecked(
+      jit, str("late"), (void *)someCallbackIntoPython, printToStdout, NULL);
+  printf("\n");
+  mlirExecutionEngineDestroy(jit);
+  mlirModuleDestroy(module);
+}
+
+// CHECK-LABEL: testMissingSymbol
+void testMissingSymbol(MlirContext ctx) {
+  printf("testMissingSymbol\n");
+  MlirModule module = parseModule(ctx, kCallbackModule, 1);
+  MlirExecutionEngine jit =
+      mlirExecutionEngineCreate(module, 2, 0, NULL, false, false);
+  // CHECK: symbols used by the module are neither defined nor registered: _mlir_ciface_some_callback_into_python; register them
+  printf("lookup: ");
+  void *fn = mlirExecutionEngineLookupChecked(jit, str("callback_test"),
+                                              /*packed=*/true, printToStdout,
+                                              NULL);
+  // CHECK: (null: 1)
+  printf(" (null: %d)\n", fn == NULL);
+  mlirExecutionEngineDestroy(jit);
+  mlirModuleDestroy(module);
+}
+
+// CHECK-LABEL: testUntranslatableModule
+void testUntranslatableModule(MlirContext ctx) {
+  printf("testUntranslatableModule\n");
+  // Not lowered: func.func cannot be translated to LLVM IR.
+  MlirModule module = parseModule(
+      ctx, "func.func @f() { return }", /*lower=*/0);
+  MlirExecutionEngine jit = mlirExecutionEngineCreateChecked(
+      module, 2, 0, NULL, false, false, printToStdout, NULL);
+  // CHECK: could not convert to LLVM IR
+  // CHECK: error: {{.*}}func.func
+  // CHECK: null: 1
+  printf("\nnull: %d\n", mlirExecutionEngineIsNull(jit));
+  // CHECK: optLevel: optimization level 7 is out of range: use 0, 1, 2 or 3
+  printf("optLevel: ");
+  mlirExecutionEngineCreateChecked(module, 7, 0, NULL, false, false,
+                                   printToStdout, NULL);
+  printf("\n");
+  // CHECK: sharedLib: cannot load shared library '/nonexistent/libfoo.so'
+  printf("sharedLib: ");
+  MlirStringRef lib = str("/nonexistent/libfoo.so");
+  mlirExecutionEngineCreateChecked(module, 2, 1, &lib, false, false,
+                                   printToStdout, NULL);
+  printf("\n");
+  mlirModuleDestroy(module);
+}
+
+// CHECK-LABEL: testDumpToObjectFile
+void testDumpToObjectFile(MlirContext ctx) {
+  printf("testDumpToObjectFile\n");
+  MlirModule module = parseModule(ctx, kCallbackModule, 1);
+  MlirExecutionEngine jit = mlirExecutionEngineCreate(
+      module, 3, 0, NULL, /*enableObjectDump=*/true, /*enablePIC=*/true);
+  mlirExecutionEngineRegisterSymbol(
+      jit, str("_mlir_ciface_some_callback_into_python"),
+      (void *)someCallbackIntoPython);
+  char path[] = "/tmp/mlir_capi_objectXXXXXX";
+  int fd = mkstemp(path);
+  close(fd);
+  mlirExecutionEngineDumpToObjectFile(jit, str(path));
+  struct stat info;
+  // CHECK: object file written: 1
+  printf("object file written: %d\n",
+         stat(path, &info) == 0 && info.st_size > 0);
+  unlink(path);
+  mlirExecutionEngineDestroy(jit);
+
+  // Without enableObjectDump there is nothing to dump.
+  jit = mlirExecutionEngineCreate(module, 3, 0, NULL, false, false);
+  // CHECK: cannot dump object code: the engine was created without enabling object dumps
+  mlirExecutionEngineDumpToObjectFileChecked(jit, str(path), printToStdout,
+                                             NULL);
+  printf("\n");
+  mlirExecutionEngineDestroy(jit);
+  mlirModuleDestroy(module);
+}
+
+static int ctorCalls = 0;
+static void countCtorCall(void) { ++ctorCalls; }
+
+// CHECK-LABEL: testInitialize
+void testInitialize(MlirContext ctx) {
+  printf("testInitialize\n");
+  MlirModule module = parseModule(
+      ctx,
+      "llvm.mlir.global_ctors ctors = [@ctor], priorities = [0 : i32], "
+      "data = [#llvm.zero]\n"
+      "llvm.func @count_ctor_call()\n"
+      "llvm.func @ctor() {\n"
+      "  llvm.call @count_ctor_call() : () -> ()\n"
+      "  llvm.return\n"
+      "}",
+      0);
+  MlirExecutionEngine jit =
+      mlirExecutionEngineCreate(module, 2, 0, NULL, false, false);
+  mlirExecutionEngineRegisterSymbol(jit, str("count_ctor_call"),
+                                    (void *)countCtorCall);
+  // CHECK: after create: 0
+  printf("after create: %d\n", ctorCalls);
+  mlirExecutionEngineInitialize(jit);
+  // CHECK: after initialize: 1
+  printf("after initialize: %d\n", ctorCalls);
+  mlirExecutionEngineInitialize(jit);
+  // CHECK: after second initialize: 1
+  printf("after second initialize: %d\n", ctorCalls);
+  mlirExecutionEngineDestroy(jit);
+  mlirModuleDestroy(module);
+}
+
+int main(void) {
+  MlirContext ctx = createContext();
+  mlirRegisterAllPasses();
+  testInvokePacked(ctx);
+  testRegisterSymbol(ctx);
+  testMissingSymbol(ctx);
+  testUntranslatableModule(ctx);
+  testDumpToObjectFile(ctx);
+  testInitialize(ctx);
+  mlirContextDestroy(ctx);
+  return 0;
+}
