@@ -2,13 +2,15 @@
 
 load("@rules_python//python:defs.bzl", "py_test")
 
-def lit_test(name, src, tools = [], data = [], deps = [], **kwargs):
+def lit_test(name, src, tools = [], env = {}, data = [], deps = [], **kwargs):
     """A py_test that runs lit, with //test:lit.cfg.py, on `src`.
 
     Args:
       name: the test's name.
       src: the test file, with `RUN:` and `CHECK:` lines.
       tools: executables the RUN lines name; their directories are put on PATH.
+      env: environment variables for the RUN lines, each naming a file target
+        whose absolute path becomes the value.
       data: other files the test reads.
       deps: Python libraries the RUN lines import.
       **kwargs: passed to py_test.
@@ -20,6 +22,10 @@ def lit_test(name, src, tools = [], data = [], deps = [], **kwargs):
         args = [
             "--param",
             "tools=" + ":".join(["$(rootpath %s)" % t for t in tools + ["@llvm-project//llvm:FileCheck"]]),
+        ] + [
+            "--param=env.%s=$(rootpath %s)" % (var, target)
+            for var, target in env.items()
+        ] + [
             "-v",
             "$(rootpath %s)" % src,
         ],
@@ -27,7 +33,7 @@ def lit_test(name, src, tools = [], data = [], deps = [], **kwargs):
             src,
             "//test:lit.cfg.py",
             "@llvm-project//llvm:FileCheck",
-        ] + tools + data,
+        ] + tools + env.values() + data,
         python_version = "PY3",
         deps = ["@pip//:lit"] + deps,
         **kwargs

@@ -19,6 +19,11 @@ tool_dirs = [
 ]
 config.environment["PATH"] = os.pathsep.join(tool_dirs + [os.environ["PATH"]])
 
+# Files named by the test target (`env` of lit_test), by absolute path.
+for param, value in lit_config.params.items():
+    if param.startswith("env."):
+        config.environment[param[len("env."):]] = os.path.realpath(value)
+
 # Python tests import the `mlir` package and numpy from Bazel's PYTHONPATH.
 config.substitutions.append(("%PYTHON", sys.executable))
 for name in ["PYTHONPATH", "TEST_TMPDIR", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LD_PRELOAD"]:

@@ -1,0 +1,181 @@
+//===- ExecutionEngineModule.cpp - The _mlirExecutionEngine module --------===//
+//
+// Upstream's ExecutionEngine binding over the checked C API: each failure is
+// a RuntimeError with its reason, and every callback registered with the
+// engine stays referenced for as long as the engine can call it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PybindUtils.h"
+
+#include "mlir-c/Bindings/Python/Interop.h"
+#include "mlir-c/ExecutionEngine.h"
+
+#include <pybind11/stl.h>
+
+#include <vector>
+
+namespace py = pybind11;
+using namespace mlir::python;
+
+namespace {
+
+class PyExecutionEngine {
+public:
+  explicit PyExecutionEngine(MlirExecutionEngine engine) : engine(engine) {}
+  ~PyExecutionEngine() {
+    if (!mlirExecutionEngineIsNull(engine))
+      mlirExecutionEngineDestroy(engine);
+    // `referencedObjects` is released only now, after the engine is gone.
+  }
+  PyExecutionEngine(const PyExecutionEngine &) = delete;
+  PyExecutionEngine &operator=(const PyExecutionEngine &) = delete;
+
+  MlirExecutionEngine get() const {
+    if (mlirExecutionEngineIsNull(engine))
+      throw std::runtime_error(
+          "the ExecutionEngine has been released (_testing_release)");
+    return engine;
+  }
+
+  /// Gives up ownership of the engine (for tests of the capsule API).
+  void release() {
+    engine = MlirExecutionEngine{nullptr};
+    referencedObjects.clear();
+  }
+
+  void keepAlive(py::object object) {
+    referencedObjects.push_back(std::move(object));
+  }
+
+private:
+  MlirExecutionEngine engine;
+  std::vector<py::object> referencedObjects;
+};
+
+/// Raises RuntimeError("<what>: <reason>") when `message` was filled by a
+/// checked C API call.
+[[noreturn]] void raise(const std::string &what, const std::string &reason) {
+  throw std::runtime_error(what + ": " + reason);
+}
+
+PyExecutionEngine *create(py::object module, int optLevel,
+                          const std::vector<std::string> &sharedLibs,
+                          bool enableObjectDump, bool enablePIC) {
+  MlirModule mlirModule =
+      unwrapCapsule(module, mlirPythonCapsuleToModule, "an mlir.ir.Module");
+  std::vector<MlirStringRef> libPaths;
+  for (const std::string &path : sharedLibs)
+    libPaths.push_back(toStringRef(path));
+  std::string error;
+  MlirExecutionEngine engine = mlirExecutionEngineCreateChecked(
+      mlirModule, optLevel, libPaths.size(), libPaths.data(), enableObjectDump,
+      enablePIC, appendToString, &error);
+  if (mlirExecutionEngineIsNull(engine))
+    raise("Failure while creating the ExecutionEngine", error);
+  return new PyExecutionEngine(engine);
+}
+
+} // namespace
+
+PYBIND11_MODULE(_mlirExecutionEngine, m) {
+  m.doc() = "MLIR JIT execution engine over the MLIR C API";
+
+  py::class_<PyExecutionEngine>(m, "ExecutionEngine")
+      .def(py::init(&create), py::arg("module"), py::arg("opt_level") = 2,
+           py::arg("shared_libs") = std::vector<std::string>(),
+           py::arg("enable_object_dump") = true,
+           py::arg("enable_pic") = false,
+           "Create a new ExecutionEngine instance for the given Module. The "
+           "module must contain only dialects that can be translated to LLVM. "
+           "Perform transformations and code generation at the optimization "
+           "level `opt_level` if specified, or otherwise at the default "
+           "level of two (-O2). Load a list of libraries specified in "
+           "`shared_libs`.")
+      .def(
+          "raw_lookup",
+          [](PyExecutionEngine &self, const std::string &name) {
+            std::string error;
+            void *fn = mlirExecutionEngineLookupChecked(
+                self.get(), toStringRef(name), /*packed=*/true, appendToString,
+                &error);
+            if (!fn)
+              raise("cannot look up '" + name + "'", error);
+            return reinterpret_cast<uintptr_t>(fn);
+          },
+          py::arg("func_name"),
+          "Lookup function `func` in the ExecutionEngine; returns the address "
+          "of its packed wrapper `void(void **)`.")
+      .def(
+          "raw_register_runtime",
+          [](PyExecutionEngine &self, const std::string &name,
+             py::object callback) {
+            if (!py::hasattr(callback, "value"))
+              throw py::type_error(
+                  "callback for '" + name +
+                  "' must be a ctypes pointer with a .value address, such as "
+                  "ctypes.cast(a_CFUNCTYPE_function, ctypes.c_void_p)");
+            py::object value = callback.attr("value");
+            if (value.is_none() || !py::isinstance<py::int_>(value) ||
+                value.cast<uintptr_t>() == 0)
+              throw py::value_error("callback for '" + name +
+                                    "' is a null pointer");
+            std::string error;
+            if (mlirLogicalResultIsFailure(
+                    mlirExecutionEngineRegisterSymbolChecked(
+                        self.get(), toStringRef(name),
+                        reinterpret_cast<void *>(value.cast<uintptr_t>()),
+                        appendToString, &error)))
+              raise("Failure while registering runtime '" + name + "'", error);
+            self.keepAlive(callback);
+          },
+          py::arg("name"), py::arg("callback"),
+          "Register `callback` (a ctypes object whose `.value` is the "
+          "function's address) as the symbol `name` in the jitted code. The "
+          "engine keeps `callback` referenced for its whole lifetime. "
+          "Register runtimes before the first lookup or invocation.")
+      .def(
+          "initialize",
+          [](PyExecutionEngine &self) {
+            std::string error;
+            if (mlirLogicalResultIsFailure(mlirExecutionEngineInitializeChecked(
+                    self.get(), appendToString, &error)))
+              raise("Failure while initializing the ExecutionEngine", error);
+          },
+          "Initialize the ExecutionEngine: run the module's global "
+          "constructors, once. Register runtimes first.")
+      .def(
+          "dump_to_object_file",
+          [](PyExecutionEngine &self, const std::string &fileName) {
+            std::string error;
+            if (mlirLogicalResultIsFailure(
+                    mlirExecutionEngineDumpToObjectFileChecked(
+                        self.get(), toStringRef(fileName), appendToString,
+                        &error)))
+              raise("Failure while dumping the object file", error);
+          },
+          py::arg("file_name"),
+          "Dump ExecutionEngine to an object file.")
+      .def_property_readonly(
+          "_CAPIPtr",
+          [](PyExecutionEngine &self) {
+            return py::reinterpret_steal<py::object>(
+                mlirPythonExecutionEngineToCapsule(self.get()));
+          })
+      .def_static(
+          "_CAPICreate",
+          [](py::object capsule) {
+            MlirExecutionEngine engine =
+                mlirPythonCapsuleToExecutionEngine(capsule.ptr());
+            if (mlirExecutionEngineIsNull(engine)) {
+              PyErr_Clear();
+              throw py::type_error("expected an ExecutionEngine capsule");
+            }
+            return new PyExecutionEngine(engine);
+          },
+          py::arg("capsule"),
+          "Take ownership of the engine in `capsule`; its previous owner "
+          "must have released it.")
+      .def("_testing_release", &PyExecutionEngine::release,
+           "Release the engine without destroying it (for testing).");
+}

@@ -1,0 +1,1012 @@
+//===- MainModule.cpp - The _mlir extension module ------------------------===//
+//
+// `_mlir.ir` and `_mlir.passmanager`: the subset of upstream's Python IR API a
+// JIT user needs, over the C API only. Python objects that refer into MLIR
+// keep their owner alive: a Module its Context, an Operation (or Block,
+// Region, Type, Attribute, Location) the object it was reached from.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PybindUtils.h"
+
+#include "mlir-c/Bindings/Python/Interop.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Diagnostics.h"
+#include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
+#include "mlir-c/RegisterEverything.h"
+
+#include <pybind11/eval.h>
+#include <pybind11/stl.h>
+
+#include <unordered_map>
+#include <vector>
+
+namespace py = pybind11;
+using namespace mlir::python;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Context, with the thread's stack of entered contexts and locations.
+//===----------------------------------------------------------------------===//
+
+class PyContext {
+public:
+  explicit PyContext(MlirContext context) : context(context) {
+    liveContexts()[context.ptr] = this;
+  }
+  ~PyContext() {
+    liveContexts().erase(context.ptr);
+    mlirContextDestroy(context);
+  }
+  PyContext(const PyContext &) = delete;
+  PyContext &operator=(const PyContext &) = delete;
+
+  static PyContext *create() {
+    MlirContext context = mlirContextCreate();
+    MlirDialectRegistry registry = mlirDialectRegistryCreate();
+    mlirRegisterAllDialects(registry);
+    mlirContextAppendDialectRegistry(context, registry);
+    mlirDialectRegistryDestroy(registry);
+    mlirRegisterAllLLVMTranslations(context);
+    return new PyContext(context);
+  }
+
+  /// The Python object wrapping `context`; creates one (which then owns the
+  /// context) for a context made outside Python.
+  static py::object wrap(MlirContext context) {
+    auto it = liveContexts().find(context.ptr);
+    if (it != liveContexts().end())
+      return py::cast(it->second, py::return_value_policy::reference);
+    return py::cast(new PyContext(context), py::return_value_policy::take_ownership);
+  }
+
+  static size_t liveCount() { return liveContexts().size(); }
+
+  MlirContext get() const { return context; }
+
+private:
+  static std::unordered_map<void *, PyContext *> &liveContexts() {
+    static std::unordered_map<void *, PyContext *> contexts;
+    return contexts;
+  }
+
+  MlirContext context;
+};
+
+/// Objects entered with `with`, innermost last. They hold a reference taken
+/// at __enter__ and dropped at __exit__; raw pointers, so that nothing is
+/// destroyed when the thread or interpreter exits with a context still
+/// entered.
+thread_local std::vector<PyObject *> enteredContexts;
+thread_local std::vector<PyObject *> enteredLocations;
+
+py::object enter(std::vector<PyObject *> &stack, py::object self) {
+  stack.push_back(self.inc_ref().ptr());
+  return self;
+}
+
+void exit(std::vector<PyObject *> &stack, py::handle self, const char *what) {
+  if (stack.empty() || stack.back() != self.ptr())
+    throw std::runtime_error(std::string("exiting a ") + what +
+                             " that is not the innermost one entered");
+  stack.pop_back();
+  self.dec_ref();
+}
+
+/// The context given, or the current one: `context` may be None.
+py::object resolveContext(py::object context) {
+  if (!context.is_none()) {
+    if (!py::isinstance<PyContext>(context))
+      throw py::type_error("expected a Context, got " +
+                           std::string(py::str(py::type::handle_of(context))));
+    return context;
+  }
+  if (enteredContexts.empty())
+    throw py::value_error("no current Context: pass context=... or use "
+                          "`with Context():`");
+  return py::reinterpret_borrow<py::object>(enteredContexts.back());
+}
+
+MlirContext contextOf(const py::object &context) {
+  return context.cast<PyContext &>().get();
+}
+
+//===----------------------------------------------------------------------===//
+// Values that live in a context: Location, Type, Attribute.
+//===----------------------------------------------------------------------===//
+
+struct PyLocation {
+  MlirLocation location;
+  py::object context;
+};
+
+struct PyType {
+  MlirType type;
+  py::object context;
+};
+
+struct PyAttribute {
+  MlirAttribute attribute;
+  py::object context;
+};
+
+PyLocation resolveLocation(py::object location) {
+  if (!location.is_none())
+    return location.cast<PyLocation>();
+  if (!enteredLocations.empty())
+    return py::handle(enteredLocations.back()).cast<PyLocation>();
+  py::object context = resolveContext(py::none());
+  return PyLocation{mlirLocationUnknownGet(contextOf(context)), context};
+}
+
+//===----------------------------------------------------------------------===//
+// Diagnostics and MLIRError.
+//===----------------------------------------------------------------------===//
+
+struct PyDiagnosticInfo {
+  MlirDiagnosticSeverity severity;
+  PyLocation location;
+  std::string message;
+  std::vector<PyDiagnosticInfo> notes;
+};
+
+PyDiagnosticInfo toDiagnosticInfo(MlirDiagnostic diagnostic,
+                                  const py::object &context) {
+  PyDiagnosticInfo info{
+      mlirDiagnosticGetSeverity(diagnostic),
+      PyLocation{mlirDiagnosticGetLocation(diagnostic), context},
+      printToString(mlirDiagnosticPrint, diagnostic),
+      {}};
+  for (intptr_t i = 0, e = mlirDiagnosticGetNumNotes(diagnostic); i < e; ++i)
+    info.notes.push_back(
+        toDiagnosticInfo(mlirDiagnosticGetNote(diagnostic, i), context));
+  return info;
+}
+
+/// The MLIRError class; never released, so that nothing Python is destroyed
+/// after the interpreter has finalized.
+PyObject *mlirErrorClass = nullptr;
+
+/// Collects the error diagnostics emitted on a context while it lives, so
+/// that a failure raises MLIRError carrying them instead of printing them.
+class ErrorCapture {
+public:
+  explicit ErrorCapture(py::object context) : context(std::move(context)) {
+    id = mlirContextAttachDiagnosticHandler(contextOf(this->context), handle,
+                                            this, nullptr);
+  }
+  ~ErrorCapture() { mlirContextDetachDiagnosticHandler(contextOf(context), id); }
+
+  [[noreturn]] void raise(const std::string &message) {
+    py::object error =
+        py::handle(mlirErrorClass)(message, py::cast(errors));
+    PyErr_SetObject(mlirErrorClass, error.ptr());
+    throw py::error_already_set();
+  }
+
+private:
+  static MlirLogicalResult handle(MlirDiagnostic diagnostic, void *userData) {
+    auto *self = static_cast<ErrorCapture *>(userData);
+    if (mlirDiagnosticGetSeverity(diagnostic) != MlirDiagnosticError)
+      return mlirLogicalResultFailure(); // not ours: let it through
+    self->errors.push_back(toDiagnosticInfo(diagnostic, self->context));
+    return mlirLogicalResultSuccess();
+  }
+
+  py::object context;
+  MlirDiagnosticHandlerID id;
+  std::vector<PyDiagnosticInfo> errors;
+};
+
+//===----------------------------------------------------------------------===//
+// Types and attributes, returned as their most specific Python class.
+//===----------------------------------------------------------------------===//
+
+struct PyIntegerType : PyType {};
+struct PyIndexType : PyType {};
+struct PyF16Type : PyType {};
+struct PyBF16Type : PyType {};
+struct PyF32Type : PyType {};
+struct PyF64Type : PyType {};
+struct PyComplexType : PyType {};
+struct PyMemRefType : PyType {};
+struct PyUnrankedMemRefType : PyType {};
+struct PyFunctionType : PyType {};
+struct PyTypeAttr : PyAttribute {};
+struct PyStringAttr : PyAttribute {};
+
+py::object wrapType(MlirType type, const py::object &context) {
+  PyType base{type, context};
+  if (mlirTypeIsAInteger(type))
+    return py::cast(PyIntegerType{base});
+  if (mlirTypeIsAIndex(type))
+    return py::cast(PyIndexType{base});
+  if (mlirTypeIsAF16(type))
+    return py::cast(PyF16Type{base});
+  if (mlirTypeIsABF16(type))
+    return py::cast(PyBF16Type{base});
+  if (mlirTypeIsAF32(type))
+    return py::cast(PyF32Type{base});
+  if (mlirTypeIsAF64(type))
+    return py::cast(PyF64Type{base});
+  if (mlirTypeIsAComplex(type))
+    return py::cast(PyComplexType{base});
+  if (mlirTypeIsAMemRef(type))
+    return py::cast(PyMemRefType{base});
+  if (mlirTypeIsAUnrankedMemRef(type))
+    return py::cast(PyUnrankedMemRefType{base});
+  if (mlirTypeIsAFunction(type))
+    return py::cast(PyFunctionType{base});
+  return py::cast(base);
+}
+
+py::object wrapAttribute(MlirAttribute attribute, const py::object &context) {
+  PyAttribute base{attribute, context};
+  if (mlirAttributeIsAType(attribute))
+    return py::cast(PyTypeAttr{base});
+  if (mlirAttributeIsAString(attribute))
+    return py::cast(PyStringAttr{base});
+  return py::cast(base);
+}
+
+/// Binds a concrete type class: `Cls(type)` casts (ValueError if `type` is
+/// another kind), `Cls.isinstance(type)` tests.
+template <typename T>
+py::class_<T, PyType> bindTypeSubclass(py::module_ &m, const char *name,
+                                       bool (*isA)(MlirType)) {
+  py::class_<T, PyType> cls(m, name);
+  cls.def(py::init([isA, name](const PyType &type) {
+            if (!isA(type.type))
+              throw py::value_error(
+                  "cannot cast type to " + std::string(name) + " (from " +
+                  printToString(mlirTypePrint, type.type) + ")");
+            return T{type};
+          }),
+          py::arg("cast_from_type"))
+      .def_static(
+          "isinstance",
+          [isA](const PyType &type) { return isA(type.type); },
+          py::arg("other"));
+  return cls;
+}
+
+/// A builtin type class with a `get(context=None)` factory.
+template <typename T>
+void bindSimpleType(py::module_ &m, const char *name, bool (*isA)(MlirType),
+                    MlirType (*get)(MlirContext)) {
+  bindTypeSubclass<T>(m, name, isA)
+      .def_static(
+          "get",
+          [get](py::object context) {
+            context = resolveContext(context);
+            return T{PyType{get(contextOf(context)), context}};
+          },
+          py::arg("context") = py::none());
+}
+
+std::vector<int64_t> memrefShape(MlirType type) {
+  std::vector<int64_t> shape;
+  for (intptr_t i = 0, e = mlirShapedTypeGetRank(type); i < e; ++i)
+    shape.push_back(mlirShapedTypeGetDimSize(type, i));
+  return shape;
+}
+
+//===----------------------------------------------------------------------===//
+// Module, Operation, Region, Block.
+//===----------------------------------------------------------------------===//
+
+class PyModule {
+public:
+  PyModule(MlirModule module, py::object context)
+      : module(module), context(std::move(context)) {}
+  ~PyModule() { mlirModuleDestroy(module); }
+  PyModule(const PyModule &) = delete;
+  PyModule &operator=(const PyModule &) = delete;
+
+  MlirModule module;
+  py::object context;
+};
+
+/// An operation; `owner` keeps the module (or parent object) it lives in
+/// alive.
+struct PyOperation {
+  MlirOperation operation;
+  py::object owner;
+};
+
+struct PyRegion {
+  MlirRegion region;
+  py::object owner;
+};
+
+struct PyBlock {
+  MlirBlock block;
+  py::object owner;
+};
+
+py::object contextOfOperation(MlirOperation operation) {
+  return PyContext::wrap(mlirOperationGetContext(operation));
+}
+
+std::vector<PyOperation> blockOperations(const PyBlock &block) {
+  std::vector<PyOperation> operations;
+  for (MlirOperation op = mlirBlockGetFirstOperation(block.block);
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+    operations.push_back(PyOperation{op, block.owner});
+  return operations;
+}
+
+std::vector<PyBlock> regionBlocks(const PyRegion &region) {
+  std::vector<PyBlock> blocks;
+  for (MlirBlock block = mlirRegionGetFirstBlock(region.region);
+       !mlirBlockIsNull(block); block = mlirBlockGetNextInRegion(block))
+    blocks.push_back(PyBlock{block, region.owner});
+  return blocks;
+}
+
+std::string operationName(MlirOperation operation) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(operation));
+  return std::string(name.data, name.length);
+}
+
+py::object operationAttribute(const PyOperation &op, const std::string &name) {
+  MlirAttribute attribute =
+      mlirOperationGetAttributeByName(op.operation, toStringRef(name));
+  if (mlirAttributeIsNull(attribute))
+    throw py::key_error("operation '" + operationName(op.operation) +
+                        "' has no attribute '" + name + "'");
+  return wrapAttribute(attribute, contextOfOperation(op.operation));
+}
+
+/// Accepts an Operation or anything with an `.operation` (a Module).
+PyOperation toOperation(py::handle object) {
+  if (py::isinstance<PyOperation>(object))
+    return object.cast<PyOperation>();
+  if (py::hasattr(object, "operation") && !py::isinstance<py::type>(object))
+    return object.attr("operation").cast<PyOperation>();
+  throw py::type_error("expected an Operation or a Module, got " +
+                       std::string(py::str(py::type::handle_of(object))));
+}
+
+//===----------------------------------------------------------------------===//
+// PassManager.
+//===----------------------------------------------------------------------===//
+
+class PyPassManager {
+public:
+  PyPassManager(MlirPassManager pm, py::object context)
+      : pm(pm), context(std::move(context)) {}
+  ~PyPassManager() { mlirPassManagerDestroy(pm); }
+  PyPassManager(const PyPassManager &) = delete;
+  PyPassManager &operator=(const PyPassManager &) = delete;
+
+  /// Appends `pipeline` (textual form), raising ValueError with the parser's
+  /// message if it is not valid.
+  void addPipeline(const std::string &pipeline) {
+    std::string error;
+    MlirLogicalResult status = mlirOpPassManagerAddPipeline(
+        mlirPassManagerGetAsOpPassManager(pm), toStringRef(pipeline),
+        appendToString, &error);
+    if (mlirLogicalResultIsFailure(status))
+      throw py::value_error("invalid pass pipeline '" + pipeline +
+                            "': " + error);
+  }
+
+  MlirPassManager pm;
+  py::object context;
+};
+
+void bindIR(py::module_ &m) {
+  py::enum_<MlirDiagnosticSeverity>(m, "DiagnosticSeverity")
+      .value("ERROR", MlirDiagnosticError)
+      .value("WARNING", MlirDiagnosticWarning)
+      .value("NOTE", MlirDiagnosticNote)
+      .value("REMARK", MlirDiagnosticRemark);
+
+  //===--------------------------------------------------------------------===//
+  // Context.
+  //===--------------------------------------------------------------------===//
+  py::class_<PyContext>(m, "Context")
+      .def(py::init(&PyContext::create))
+      .def_static("_get_live_count", &PyContext::liveCount)
+      .def_property_readonly_static(
+          "current",
+          [](py::object) { return resolveContext(py::none()); })
+      .def("__enter__",
+           [](py::object self) { return enter(enteredContexts, self); })
+      .def("__exit__",
+           [](py::object self, py::args) {
+             exit(enteredContexts, self, "Context");
+           })
+      .def_property(
+          "allow_unregistered_dialects",
+          [](PyContext &self) {
+            return mlirContextGetAllowUnregisteredDialects(self.get());
+          },
+          [](PyContext &self, bool allow) {
+            mlirContextSetAllowUnregisteredDialects(self.get(), allow);
+          })
+      .def_property_readonly(
+          "_CAPIPtr",
+          [](PyContext &self) {
+            return py::reinterpret_steal<py::object>(
+                mlirPythonContextToCapsule(self.get()));
+          })
+      .def_static(
+          "_CAPICreate",
+          [](py::object capsule) {
+            MlirContext context = mlirPythonCapsuleToContext(capsule.ptr());
+            if (mlirContextIsNull(context)) {
+              PyErr_Clear();
+              throw py::type_error("expected a Context capsule");
+            }
+            return PyContext::wrap(context);
+          });
+
+  //===--------------------------------------------------------------------===//
+  // Location.
+  //===--------------------------------------------------------------------===//
+  py::class_<PyLocation>(m, "Location")
+      .def_static(
+          "unknown",
+          [](py::object context) {
+            context = resolveContext(context);
+            return PyLocation{mlirLocationUnknownGet(contextOf(context)),
+                              context};
+          },
+          py::arg("context") = py::none())
+      .def_static(
+          "file",
+          [](const std::string &filename, unsigned line, unsigned column,
+             py::object context) {
+            context = resolveContext(context);
+            return PyLocation{
+                mlirLocationFileLineColGet(contextOf(context),
+                                           toStringRef(filename), line, column),
+                context};
+          },
+          py::arg("filename"), py::arg("line"), py::arg("col"),
+          py::arg("context") = py::none())
+      .def_property_readonly_static(
+          "current",
+          [](py::object) {
+            if (enteredLocations.empty())
+              throw py::value_error("no current Location: use `with "
+                                    "Location.unknown():`");
+            return py::reinterpret_borrow<py::object>(enteredLocations.back());
+          })
+      .def("__enter__",
+           [](py::object self) {
+             // Entering a location also makes its context current.
+             enter(enteredContexts, self.cast<PyLocation &>().context);
+             return enter(enteredLocations, self);
+           })
+      .def("__exit__",
+           [](py::object self, py::args) {
+             exit(enteredLocations, self, "Location");
+             exit(enteredContexts, self.cast<PyLocation &>().context,
+                  "Context");
+           })
+      .def_property_readonly("context",
+                             [](PyLocation &self) { return self.context; })
+      .def("__str__", [](PyLocation &self) {
+        return printToString(mlirLocationPrint, self.location);
+      });
+
+  py::class_<PyDiagnosticInfo>(m, "DiagnosticInfo")
+      .def_readonly("severity", &PyDiagnosticInfo::severity)
+      .def_readonly("location", &PyDiagnosticInfo::location)
+      .def_readonly("message", &PyDiagnosticInfo::message)
+      .def_readonly("notes", &PyDiagnosticInfo::notes)
+      .def("__str__", [](PyDiagnosticInfo &self) { return self.message; });
+
+  // MLIRError(message, error_diagnostics): an exception whose text lists the
+  // diagnostics, as upstream's.
+  py::dict scope;
+  py::exec(R"(
+class MLIRError(Exception):
+    """An MLIR failure, with the error diagnostics that explain it."""
+
+    def __init__(self, message, error_diagnostics):
+        super().__init__(message, error_diagnostics)
+        self.message = message
+        self.error_diagnostics = error_diagnostics
+
+    def __str__(self):
+        text = self.message
+        if self.error_diagnostics:
+            text += ":"
+        for diagnostic in self.error_diagnostics:
+            text += "\nerror: %s: %s" % (diagnostic.location, diagnostic.message)
+            for note in diagnostic.notes:
+                text += "\n note: %s: %s" % (note.location, note.message)
+        return text
+)",
+           scope);
+  py::object errorClass = scope["MLIRError"];
+  errorClass.attr("__module__") = m.attr("__name__");
+  m.attr("MLIRError") = errorClass;
+  mlirErrorClass = errorClass.release().ptr();
+
+  //===--------------------------------------------------------------------===//
+  // Types.
+  //===--------------------------------------------------------------------===//
+  py::class_<PyType>(m, "Type")
+      .def(py::init([](const PyType &type) { return type; }),
+           py::arg("cast_from_type"))
+      .def_static(
+          "parse",
+          [](const std::string &asm_, py::object context) {
+            context = resolveContext(context);
+            ErrorCapture errors(context);
+            MlirType type =
+                mlirTypeParseGet(contextOf(context), toStringRef(asm_));
+            if (mlirTypeIsNull(type))
+              errors.raise("Unable to parse type: '" + asm_ + "'");
+            return wrapType(type, context);
+          },
+          py::arg("asm"), py::arg("context") = py::none())
+      .def_property_readonly("context",
+                             [](PyType &self) { return self.context; })
+      .def("__eq__",
+           [](PyType &self, py::object other) {
+             return py::isinstance<PyType>(other) &&
+                    mlirTypeEqual(self.type, other.cast<PyType &>().type);
+           })
+      .def("__hash__",
+           [](PyType &self) { return reinterpret_cast<intptr_t>(self.type.ptr); })
+      .def("maybe_downcast",
+           [](PyType &self) { return wrapType(self.type, self.context); })
+      .def("__str__",
+           [](PyType &self) { return printToString(mlirTypePrint, self.type); })
+      .def("__repr__",
+           [](py::object self) {
+             return std::string(py::str(py::type::handle_of(self).attr(
+                        "__name__"))) +
+                    "(" + printToString(mlirTypePrint,
+                                        self.cast<PyType &>().type) +
+                    ")";
+           })
+      .def_property_readonly(
+          "_CAPIPtr", [](PyType &self) {
+            return py::reinterpret_steal<py::object>(
+                mlirPythonTypeToCapsule(self.type));
+          });
+
+  bindTypeSubclass<PyIntegerType>(m, "IntegerType", mlirTypeIsAInteger)
+      .def_static(
+          "get_signless",
+          [](unsigned width, py::object context) {
+            context = resolveContext(context);
+            return PyIntegerType{
+                {mlirIntegerTypeGet(contextOf(context), width), context}};
+          },
+          py::arg("width"), py::arg("context") = py::none())
+      .def_static(
+          "get_signed",
+          [](unsigned width, py::object context) {
+            context = resolveContext(context);
+            return PyIntegerType{
+                {mlirIntegerTypeSignedGet(contextOf(context), width), context}};
+          },
+          py::arg("width"), py::arg("context") = py::none())
+      .def_static(
+          "get_unsigned",
+          [](unsigned width, py::object context) {
+            context = resolveContext(context);
+            return PyIntegerType{{mlirIntegerTypeUnsignedGet(
+                                      contextOf(context), width),
+                                  context}};
+          },
+          py::arg("width"), py::arg("context") = py::none())
+      .def_property_readonly("width",
+                             [](PyType &self) {
+                               return mlirIntegerTypeGetWidth(self.type);
+                             })
+      .def_property_readonly("is_signless",
+                             [](PyType &self) {
+                               return mlirIntegerTypeIsSignless(self.type);
+                             })
+      .def_property_readonly("is_signed",
+                             [](PyType &self) {
+                               return mlirIntegerTypeIsSigned(self.type);
+                             })
+      .def_property_readonly("is_unsigned", [](PyType &self) {
+        return mlirIntegerTypeIsUnsigned(self.type);
+      });
+  bindSimpleType<PyIndexType>(m, "IndexType", mlirTypeIsAIndex,
+                              mlirIndexTypeGet);
+  bindSimpleType<PyF16Type>(m, "F16Type", mlirTypeIsAF16, mlirF16TypeGet);
+  bindSimpleType<PyBF16Type>(m, "BF16Type", mlirTypeIsABF16, mlirBF16TypeGet);
+  bindSimpleType<PyF32Type>(m, "F32Type", mlirTypeIsAF32, mlirF32TypeGet);
+  bindSimpleType<PyF64Type>(m, "F64Type", mlirTypeIsAF64, mlirF64TypeGet);
+
+  bindTypeSubclass<PyComplexType>(m, "ComplexType", mlirTypeIsAComplex)
+      .def_static(
+          "get",
+          [](const PyType &elementType) {
+            if (!mlirTypeIsAInteger(elementType.type) &&
+                !mlirTypeIsAFloat(elementType.type))
+              throw py::value_error(
+                  "invalid element type for ComplexType: expected integer or "
+                  "floating point, got " +
+                  printToString(mlirTypePrint, elementType.type));
+            return PyComplexType{
+                {mlirComplexTypeGet(elementType.type), elementType.context}};
+          },
+          py::arg("element_type"))
+      .def_property_readonly("element_type", [](PyType &self) {
+        return wrapType(mlirComplexTypeGetElementType(self.type), self.context);
+      });
+
+  bindTypeSubclass<PyMemRefType>(m, "MemRefType", mlirTypeIsAMemRef)
+      .def_static(
+          "get",
+          [](std::vector<int64_t> shape, const PyType &elementType,
+             py::object loc) {
+            PyLocation location = resolveLocation(loc);
+            ErrorCapture errors(elementType.context);
+            MlirType type = mlirMemRefTypeGetChecked(
+                location.location, elementType.type, shape.size(),
+                shape.data(), mlirAttributeGetNull(), mlirAttributeGetNull());
+            if (mlirTypeIsNull(type))
+              errors.raise("Invalid type");
+            return PyMemRefType{{type, elementType.context}};
+          },
+          py::arg("shape"), py::arg("element_type"), py::arg("loc") = py::none())
+      .def_property_readonly(
+          "element_type",
+          [](PyType &self) {
+            return wrapType(mlirShapedTypeGetElementType(self.type),
+                            self.context);
+          })
+      .def_property_readonly(
+          "rank", [](PyType &self) { return mlirShapedTypeGetRank(self.type); })
+      .def_property_readonly("shape",
+                             [](PyType &self) { return memrefShape(self.type); })
+      .def_property_readonly("has_static_shape",
+                             [](PyType &self) {
+                               return mlirShapedTypeHasStaticShape(self.type);
+                             })
+      .def_static("get_dynamic_size", &mlirShapedTypeGetDynamicSize)
+      .def_static("get_dynamic_stride_or_offset",
+                  &mlirShapedTypeGetDynamicStrideOrOffset)
+      .def(
+          "get_strides_and_offset",
+          [](PyType &self) {
+            std::vector<int64_t> strides(mlirShapedTypeGetRank(self.type));
+            int64_t offset = 0;
+            if (mlirLogicalResultIsFailure(mlirMemRefTypeGetStridesAndOffset(
+                    self.type, strides.data(), &offset)))
+              throw py::value_error(
+                  "the layout of " + printToString(mlirTypePrint, self.type) +
+                  " is not strided");
+            return py::make_tuple(strides, offset);
+          })
+      .def_property_readonly("layout", [](PyType &self) {
+        return wrapAttribute(mlirMemRefTypeGetLayout(self.type), self.context);
+      });
+
+  bindTypeSubclass<PyUnrankedMemRefType>(m, "UnrankedMemRefType",
+                                         mlirTypeIsAUnrankedMemRef)
+      .def_static(
+          "get",
+          [](const PyType &elementType, py::object memorySpace) {
+            MlirAttribute space =
+                memorySpace.is_none()
+                    ? mlirAttributeGetNull()
+                    : memorySpace.cast<PyAttribute &>().attribute;
+            return PyUnrankedMemRefType{
+                {mlirUnrankedMemRefTypeGet(elementType.type, space),
+                 elementType.context}};
+          },
+          py::arg("element_type"), py::arg("memory_space") = py::none())
+      .def_property_readonly("element_type", [](PyType &self) {
+        return wrapType(mlirShapedTypeGetElementType(self.type), self.context);
+      });
+
+  bindTypeSubclass<PyFunctionType>(m, "FunctionType", mlirTypeIsAFunction)
+      .def_static(
+          "get",
+          [](std::vector<PyType> inputs, std::vector<PyType> results,
+             py::object context) {
+            context = resolveContext(context);
+            std::vector<MlirType> in, out;
+            for (PyType &t : inputs)
+              in.push_back(t.type);
+            for (PyType &t : results)
+              out.push_back(t.type);
+            return PyFunctionType{{mlirFunctionTypeGet(contextOf(context),
+                                                       in.size(), in.data(),
+                                                       out.size(), out.data()),
+                                   context}};
+          },
+          py::arg("inputs"), py::arg("results"), py::arg("context") = py::none())
+      .def_property_readonly(
+          "inputs",
+          [](PyType &self) {
+            py::list inputs;
+            for (intptr_t i = 0, e = mlirFunctionTypeGetNumInputs(self.type);
+                 i < e; ++i)
+              inputs.append(wrapType(mlirFunctionTypeGetInput(self.type, i),
+                                     self.context));
+            return inputs;
+          })
+      .def_property_readonly("results", [](PyType &self) {
+        py::list results;
+        for (intptr_t i = 0, e = mlirFunctionTypeGetNumResults(self.type);
+             i < e; ++i)
+          results.append(
+              wrapType(mlirFunctionTypeGetResult(self.type, i), self.context));
+        return results;
+      });
+
+  //===--------------------------------------------------------------------===//
+  // Attributes.
+  //===--------------------------------------------------------------------===//
+  py::class_<PyAttribute>(m, "Attribute")
+      .def(py::init([](const PyAttribute &attribute) { return attribute; }),
+           py::arg("cast_from_attr"))
+      .def_static(
+          "parse",
+          [](const std::string &asm_, py::object context) {
+            context = resolveContext(context);
+            ErrorCapture errors(context);
+            MlirAttribute attribute =
+                mlirAttributeParseGet(contextOf(context), toStringRef(asm_));
+            if (mlirAttributeIsNull(attribute))
+              errors.raise("Unable to parse attribute: '" + asm_ + "'");
+            return wrapAttribute(attribute, context);
+          },
+          py::arg("asm"), py::arg("context") = py::none())
+      .def_property_readonly("context",
+                             [](PyAttribute &self) { return self.context; })
+      .def_property_readonly("type",
+                             [](PyAttribute &self) {
+                               return wrapType(
+                                   mlirAttributeGetType(self.attribute),
+                                   self.context);
+                             })
+      .def("__eq__",
+           [](PyAttribute &self, py::object other) {
+             return py::isinstance<PyAttribute>(other) &&
+                    mlirAttributeEqual(self.attribute,
+                                       other.cast<PyAttribute &>().attribute);
+           })
+      .def("__hash__",
+           [](PyAttribute &self) {
+             return reinterpret_cast<intptr_t>(self.attribute.ptr);
+           })
+      .def("__str__", [](PyAttribute &self) {
+        return printToString(mlirAttributePrint, self.attribute);
+      });
+
+  py::class_<PyTypeAttr, PyAttribute>(m, "TypeAttr")
+      .def_static(
+          "get",
+          [](const PyType &type) {
+            return PyTypeAttr{{mlirTypeAttrGet(type.type), type.context}};
+          },
+          py::arg("value"))
+      .def_static(
+          "isinstance",
+          [](const PyAttribute &a) { return mlirAttributeIsAType(a.attribute); },
+          py::arg("other"))
+      .def_property_readonly("value", [](PyAttribute &self) {
+        return wrapType(mlirTypeAttrGetValue(self.attribute), self.context);
+      });
+
+  py::class_<PyStringAttr, PyAttribute>(m, "StringAttr")
+      .def_static(
+          "get",
+          [](const std::string &value, py::object context) {
+            context = resolveContext(context);
+            return PyStringAttr{
+                {mlirStringAttrGet(contextOf(context), toStringRef(value)),
+                 context}};
+          },
+          py::arg("value"), py::arg("context") = py::none())
+      .def_static(
+          "isinstance",
+          [](const PyAttribute &a) {
+            return mlirAttributeIsAString(a.attribute);
+          },
+          py::arg("other"))
+      .def_property_readonly("value", [](PyAttribute &self) {
+        MlirStringRef value = mlirStringAttrGetValue(self.attribute);
+        return std::string(value.data, value.length);
+      });
+
+  //===--------------------------------------------------------------------===//
+  // Module, Operation, Region, Block.
+  //===--------------------------------------------------------------------===//
+  py::class_<PyModule>(m, "Module")
+      .def_static(
+          "parse",
+          [](const std::string &asm_, py::object context) {
+            context = resolveContext(context);
+            ErrorCapture errors(context);
+            MlirModule module =
+                mlirModuleCreateParse(contextOf(context), toStringRef(asm_));
+            if (mlirModuleIsNull(module))
+              errors.raise("Unable to parse module assembly");
+            return new PyModule(module, context);
+          },
+          py::arg("asm"), py::arg("context") = py::none())
+      .def_static(
+          "create",
+          [](py::object loc) {
+            PyLocation location = resolveLocation(loc);
+            return new PyModule(mlirModuleCreateEmpty(location.location),
+                                location.context);
+          },
+          py::arg("loc") = py::none())
+      .def_property_readonly("context",
+                             [](PyModule &self) { return self.context; })
+      .def_property_readonly(
+          "operation",
+          [](py::object self) {
+            return PyOperation{
+                mlirModuleGetOperation(self.cast<PyModule &>().module), self};
+          })
+      .def_property_readonly(
+          "body",
+          [](py::object self) {
+            return PyBlock{mlirModuleGetBody(self.cast<PyModule &>().module),
+                           self};
+          })
+      .def("dump",
+           [](PyModule &self) {
+             mlirOperationDump(mlirModuleGetOperation(self.module));
+           })
+      .def("__str__",
+           [](PyModule &self) {
+             return printToString(mlirOperationPrint,
+                                  mlirModuleGetOperation(self.module));
+           })
+      .def_property_readonly(
+          "_CAPIPtr",
+          [](PyModule &self) {
+            return py::reinterpret_steal<py::object>(
+                mlirPythonModuleToCapsule(self.module));
+          });
+
+  py::class_<PyOperation>(m, "Operation")
+      .def_property_readonly("name",
+                             [](PyOperation &self) {
+                               return operationName(self.operation);
+                             })
+      .def_property_readonly("operation",
+                             [](PyOperation &self) { return self; })
+      .def_property_readonly("context",
+                             [](PyOperation &self) {
+                               return contextOfOperation(self.operation);
+                             })
+      .def_property_readonly(
+          "attributes",
+          [](PyOperation &self) {
+            py::dict attributes;
+            for (intptr_t i = 0,
+                          e = mlirOperationGetNumAttributes(self.operation);
+                 i < e; ++i) {
+              MlirNamedAttribute named =
+                  mlirOperationGetAttribute(self.operation, i);
+              MlirStringRef name = mlirIdentifierStr(named.name);
+              attributes[py::str(name.data, name.length)] = wrapAttribute(
+                  named.attribute, contextOfOperation(self.operation));
+            }
+            return attributes;
+          })
+      .def_property_readonly(
+          "regions",
+          [](PyOperation &self) {
+            std::vector<PyRegion> regions;
+            for (intptr_t i = 0, e = mlirOperationGetNumRegions(self.operation);
+                 i < e; ++i)
+              regions.push_back(
+                  PyRegion{mlirOperationGetRegion(self.operation, i),
+                           self.owner});
+            return regions;
+          })
+      .def("verify",
+           [](PyOperation &self) {
+             ErrorCapture errors(contextOfOperation(self.operation));
+             if (!mlirOperationVerify(self.operation))
+               errors.raise("Verification failed");
+             return true;
+           })
+      .def("get_attribute", &operationAttribute, py::arg("name"))
+      .def("__str__", [](PyOperation &self) {
+        return printToString(mlirOperationPrint, self.operation);
+      });
+
+  py::class_<PyRegion>(m, "Region")
+      .def_property_readonly("blocks", &regionBlocks)
+      .def("__iter__", [](PyRegion &self) {
+        return py::iter(py::cast(regionBlocks(self)));
+      });
+
+  py::class_<PyBlock>(m, "Block")
+      .def_property_readonly("operations", &blockOperations)
+      .def("__iter__",
+           [](PyBlock &self) {
+             return py::iter(py::cast(blockOperations(self)));
+           })
+      .def("__str__", [](PyBlock &self) {
+        return printToString(mlirBlockPrint, self.block);
+      });
+}
+
+void bindPassManager(py::module_ &m) {
+  py::class_<PyPassManager>(m, "PassManager")
+      .def(py::init([](const std::string &anchorOp, py::object context) {
+             context = resolveContext(context);
+             return new PyPassManager(
+                 mlirPassManagerCreateOnOperation(contextOf(context),
+                                                  toStringRef(anchorOp)),
+                 context);
+           }),
+           py::arg("anchor_op") = "any", py::arg("context") = py::none())
+      .def_static(
+          "parse",
+          [](const std::string &pipeline, py::object context) {
+            context = resolveContext(context);
+            auto *pm = new PyPassManager(
+                mlirPassManagerCreate(contextOf(context)), context);
+            std::string error;
+            MlirLogicalResult status = mlirParsePassPipeline(
+                mlirPassManagerGetAsOpPassManager(pm->pm),
+                toStringRef(pipeline), appendToString, &error);
+            if (mlirLogicalResultIsFailure(status)) {
+              delete pm;
+              throw py::value_error("invalid pass pipeline '" + pipeline +
+                                    "': " + error);
+            }
+            return pm;
+          },
+          py::arg("pipeline"), py::arg("context") = py::none())
+      .def("add", &PyPassManager::addPipeline, py::arg("pipeline"))
+      .def(
+          "enable_verifier",
+          [](PyPassManager &self, bool enable) {
+            mlirPassManagerEnableVerifier(self.pm, enable);
+          },
+          py::arg("enable"))
+      .def(
+          "run",
+          [](PyPassManager &self, py::object target) {
+            PyOperation op = toOperation(target);
+            if (!mlirContextEqual(mlirOperationGetContext(op.operation),
+                                  contextOf(self.context)))
+              throw py::value_error("the operation belongs to another Context "
+                                    "than the PassManager");
+            ErrorCapture errors(self.context);
+            if (mlirLogicalResultIsFailure(
+                    mlirPassManagerRunOnOp(self.pm, op.operation)))
+              errors.raise("Failure while executing pass pipeline");
+          },
+          py::arg("operation"))
+      .def("__str__",
+           [](PyPassManager &self) {
+             return printToString(mlirPrintPassPipeline,
+                                  mlirPassManagerGetAsOpPassManager(self.pm));
+           })
+      .def_property_readonly("_CAPIPtr", [](PyPassManager &self) {
+        return py::reinterpret_steal<py::object>(
+            mlirPythonPassManagerToCapsule(self.pm));
+      });
+}
+
+} // namespace
+
+PYBIND11_MODULE(_mlir, m) {
+  m.doc() = "MLIR IR and pass manager bindings over the MLIR C API";
+  mlirRegisterAllPasses();
+  py::module_ ir = m.def_submodule("ir", "MLIR IR");
+  bindIR(ir);
+  py::module_ passmanager = m.def_submodule("passmanager", "MLIR pass manager");
+  bindPassManager(passmanager);
+}

@@ -1,0 +1,58 @@
+//===- PybindUtils.h - Helpers shared by the extension modules ------------===//
+//
+// Both extension modules talk to MLIR only through the C API; these helpers
+// turn C API strings and callbacks into Python values.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_BINDINGS_PYTHON_PYBINDUTILS_H
+#define MLIR_BINDINGS_PYTHON_PYBINDUTILS_H
+
+#include "mlir-c/Support.h"
+
+#include <pybind11/pybind11.h>
+
+#include <string>
+
+namespace mlir::python {
+
+/// An MlirStringCallback that appends to the std::string at `userData`.
+inline void appendToString(MlirStringRef part, void *userData) {
+  static_cast<std::string *>(userData)->append(part.data, part.length);
+}
+
+/// Prints an MLIR object with a C API print function into a std::string.
+template <typename T>
+std::string printToString(void (*print)(T, MlirStringCallback, void *),
+                          T object) {
+  std::string text;
+  print(object, appendToString, &text);
+  return text;
+}
+
+inline MlirStringRef toStringRef(const std::string &s) {
+  return mlirStringRefCreate(s.data(), s.size());
+}
+
+/// Extracts the C API pointer from a Python object's `_CAPIPtr` capsule,
+/// raising TypeError naming `expected` if it has none.
+template <typename T>
+T unwrapCapsule(pybind11::handle object, T (*fromCapsule)(PyObject *),
+                const char *expected) {
+  if (!pybind11::hasattr(object, "_CAPIPtr"))
+    throw pybind11::type_error(std::string("expected ") + expected + ", got " +
+                               std::string(pybind11::str(
+                                   pybind11::type::handle_of(object))));
+  pybind11::object capsule = object.attr("_CAPIPtr");
+  T value = fromCapsule(capsule.ptr());
+  if (!value.ptr) {
+    PyErr_Clear(); // set by PyCapsule_GetPointer
+    throw pybind11::type_error(std::string("expected ") + expected +
+                               ": the _CAPIPtr capsule has the wrong type");
+  }
+  return value;
+}
+
+} // namespace mlir::python
+
+#endif // MLIR_BINDINGS_PYTHON_PYBINDUTILS_H

@@ -1,0 +1,1 @@
+"""MLIR's Python bindings: IR, pass manager and the JIT execution engine."""

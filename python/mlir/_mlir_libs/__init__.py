@@ -1,0 +1,1 @@
+"""The extension modules and the aggregate MLIR C API library they load."""

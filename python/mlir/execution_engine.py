@@ -1,0 +1,42 @@
+"""The JIT execution engine, as upstream's `mlir.execution_engine`."""
+
+import ctypes
+
+from ._mlir_libs import _mlirExecutionEngine as _execution_engine
+
+__all__ = ["ExecutionEngine"]
+
+
+class ExecutionEngine(_execution_engine.ExecutionEngine):
+    def lookup(self, name):
+        """Look up the C interface (`_mlir_ciface_<name>`) of function `name`.
+
+        Returns a ctypes function taking a pointer to the array of pointers to
+        the arguments and results (see `invoke`).
+        """
+        func = self.raw_lookup("_mlir_ciface_" + name)
+        prototype = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+        return prototype(func)
+
+    def invoke(self, name, *ctypes_args):
+        """Invoke function `name` with pointers to its arguments and results.
+
+        Each argument is a ctypes pointer (`ctypes.pointer(x)`); results come
+        after the arguments, in order.
+        """
+        func = self.lookup(name)
+        packed_args = (ctypes.c_void_p * len(ctypes_args))()
+        for index, arg in enumerate(ctypes_args):
+            packed_args[index] = ctypes.cast(arg, ctypes.c_void_p)
+        func(packed_args)
+
+    def register_runtime(self, name, ctypes_callback):
+        """Make `ctypes_callback` (a ctypes CFUNCTYPE function) available to
+        the jitted code as the C interface function `name`
+        (`func.func private @name(...) attributes {llvm.emit_c_interface}`).
+
+        The engine keeps the callback alive; register before the first
+        lookup or invocation.
+        """
+        callback = ctypes.cast(ctypes_callback, ctypes.c_void_p)
+        self.raw_register_runtime("_mlir_ciface_" + name, callback)
