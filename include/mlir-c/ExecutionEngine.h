@@ -132,6 +132,13 @@ MLIR_CAPI_EXPORTED MlirLogicalResult mlirExecutionEngineDumpToObjectFileChecked(
     MlirExecutionEngine jit, MlirStringRef fileName, MlirStringCallback onError,
     void *userData);
 
+/// Returns how many pointers the packed wrapper of the function `name` reads
+/// (see `mlirExecutionEngineInvokePacked`): one for each argument, plus one
+/// for the result if it returns a value. Returns -1 if the module defines no
+/// function `name`.
+MLIR_CAPI_EXPORTED int64_t mlirExecutionEngineGetNumPackedArguments(
+    MlirExecutionEngine jit, MlirStringRef name);
+
 #ifdef __cplusplus
 }
 #endif

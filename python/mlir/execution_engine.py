@@ -14,9 +14,13 @@ class ExecutionEngine(_execution_engine.ExecutionEngine):
         Returns a ctypes function taking a pointer to the array of pointers to
         the arguments and results (see `invoke`).
         """
-        func = self.raw_lookup("_mlir_ciface_" + name)
-        prototype = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-        return prototype(func)
+        func = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(
+            self.raw_lookup("_mlir_ciface_" + name)
+        )
+        # The code lives in the engine: calling it after the engine is
+        # collected would crash.
+        func.execution_engine = self
+        return func
 
     def invoke(self, name, *ctypes_args):
         """Invoke function `name` with pointers to its arguments and results.
@@ -24,6 +28,19 @@ class ExecutionEngine(_execution_engine.ExecutionEngine):
         Each argument is a ctypes pointer (`ctypes.pointer(x)`); results come
         after the arguments, in order.
         """
+        expected = self._num_packed_arguments("_mlir_ciface_" + name)
+        if expected >= 0 and len(ctypes_args) != expected:
+            raise TypeError(
+                f"'{name}' takes {expected} pointer arguments (one for each "
+                f"argument, then one for the result), got {len(ctypes_args)}"
+            )
+        for index, arg in enumerate(ctypes_args):
+            if not isinstance(arg, (ctypes._Pointer, ctypes.Array, ctypes.c_void_p)):
+                raise TypeError(
+                    f"argument {index} of '{name}' must be a ctypes pointer "
+                    f"such as ctypes.pointer(ctypes.c_int(1)), got "
+                    f"{type(arg).__name__}"
+                )
         func = self.lookup(name)
         packed_args = (ctypes.c_void_p * len(ctypes_args))()
         for index, arg in enumerate(ctypes_args):

@@ -82,6 +82,14 @@ void testInvokePacked(MlirContext ctx) {
     fprintf(stderr, "cannot create the engine\n");
     exit(1);
   }
+  // One pointer for the argument, one for the result.
+  // CHECK: packed arguments: 2 2 -1
+  printf("packed arguments: %lld %lld %lld\n",
+         (long long)mlirExecutionEngineGetNumPackedArguments(jit, str("add")),
+         (long long)mlirExecutionEngineGetNumPackedArguments(
+             jit, str("_mlir_ciface_add")),
+         (long long)mlirExecutionEngineGetNumPackedArguments(
+             jit, str("nonexistent")));
   int input = 42;
   int result = -1;
   void *args[2] = {&input, &result};

@@ -107,6 +107,15 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
           "Lookup function `func` in the ExecutionEngine; returns the address "
           "of its packed wrapper `void(void **)`.")
       .def(
+          "_num_packed_arguments",
+          [](PyExecutionEngine &self, const std::string &name) {
+            return mlirExecutionEngineGetNumPackedArguments(self.get(),
+                                                            toStringRef(name));
+          },
+          py::arg("func_name"),
+          "How many pointers the packed wrapper of `func_name` reads "
+          "(arguments, then the result), or -1 if there is no such function.")
+      .def(
           "raw_register_runtime",
           [](PyExecutionEngine &self, const std::string &name,
              py::object callback) {

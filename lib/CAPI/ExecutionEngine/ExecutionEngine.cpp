@@ -41,6 +41,9 @@ struct JitEngine {
   /// Names the module defines, including the `_mlir_` packed wrappers the
   /// engine generates for each function.
   llvm::StringSet<> moduleSymbols;
+  /// For each function the module defines, how many pointers its packed
+  /// wrapper reads.
+  llvm::StringMap<int64_t> numPackedArguments;
   /// Symbols the module declares but does not define.
   std::vector<std::string> declaredSymbols;
   /// A defined function, looked up to force compilation.
@@ -82,7 +85,11 @@ void collectModuleSymbols(Operation *module, JitEngine &jit) {
       continue;
     }
     jit.moduleSymbols.insert(name);
-    if (isa<LLVM::LLVMFuncOp>(op)) {
+    if (auto function = dyn_cast<LLVM::LLVMFuncOp>(op)) {
+      LLVM::LLVMFunctionType type = function.getFunctionType();
+      jit.numPackedArguments[name] =
+          type.getNumParams() +
+          (isa<LLVM::LLVMVoidType>(type.getReturnType()) ? 0 : 1);
       jit.moduleSymbols.insert(("_mlir_" + name).str());
       if (jit.anyFunction.empty())
         jit.anyFunction = name.str();
@@ -340,6 +347,14 @@ extern "C" MlirLogicalResult mlirExecutionEngineDumpToObjectFileChecked(
     return report(onError, userData,
                   "no object code was written to '" + path.str() + "'");
   return mlirLogicalResultSuccess();
+}
+
+extern "C" int64_t
+mlirExecutionEngineGetNumPackedArguments(MlirExecutionEngine jit,
+                                        MlirStringRef name) {
+  const llvm::StringMap<int64_t> &counts = unwrapJit(jit)->numPackedArguments;
+  auto it = counts.find(unwrap(name));
+  return it == counts.end() ? -1 : it->second;
 }
 
 //===----------------------------------------------------------------------===//
