@@ -95,6 +95,13 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
       .def(
           "raw_lookup",
           [](PyExecutionEngine &self, const std::string &name) {
+            if (mlirExecutionEngineGetNumPackedArguments(
+                    self.get(), toStringRef(name)) < 0)
+              throw std::runtime_error(
+                  "Unknown function " + name +
+                  ": the module defines no function of that name (a function "
+                  "called through invoke/lookup needs the "
+                  "llvm.emit_c_interface attribute)");
             std::string error;
             void *fn = mlirExecutionEngineLookupChecked(
                 self.get(), toStringRef(name), /*packed=*/true, appendToString,

@@ -1,0 +1,332 @@
+# RUN: %PYTHON %s | FileCheck %s
+#
+# Every misuse is a Python exception that says what went wrong; nothing
+# crashes the process. Cases that crash upstream run in a subprocess, which
+# must exit with 0.
+
+import ctypes
+import gc
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+from mlir.execution_engine import *
+from mlir.ir import *
+from mlir.passmanager import *
+from mlir.runtime import *
+
+LOWERING = (
+    "builtin.module(convert-func-to-llvm,convert-arith-to-llvm,reconcile-unrealized-casts)"
+)
+
+ADD = """
+func.func @add(%a: i64, %b: i64) -> i64 attributes { llvm.emit_c_interface } {
+  %r = arith.addi %a, %b : i64
+  return %r : i64
+}
+"""
+
+CALLBACK = """
+func.func @call(%a: i64) -> i64 attributes { llvm.emit_c_interface } {
+  %r = func.call @hook(%a) : (i64) -> i64
+  return %r : i64
+}
+func.func private @hook(i64) -> i64 attributes { llvm.emit_c_interface }
+"""
+
+
+def lowered(source):
+    module = Module.parse(source)
+    PassManager.parse(LOWERING).run(module.operation)
+    return module
+
+
+def expect_error(name, fn):
+    """Runs fn, printing the exception it raises (or that it raised none)."""
+    print(f"CASE: {name}")
+    try:
+        fn()
+    except Exception as error:
+        print(f"  {type(error).__name__}: {error}")
+    else:
+        print("  no exception")
+
+
+def in_subprocess(name, code):
+    """Runs `code` (with this file's imports and helpers) in a new interpreter;
+    prints what it printed and its exit code."""
+    print(f"CASE: {name}")
+    prelude = open(__file__).read().split("# END " + "PRELUDE")[0]
+    result = subprocess.run(
+        [sys.executable, "-c", prelude + "\n" + textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+    )
+    for line in result.stdout.splitlines():
+        print("  " + line)
+    print(f"  exit code: {result.returncode}")
+
+
+noop = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)(lambda x: x)
+
+# END PRELUDE
+
+# CHECK-LABEL: CASE: parse without a context
+# CHECK: ValueError: no current Context: pass context=... or use `with Context():`
+expect_error("parse without a context", lambda: Module.parse(ADD))
+
+with Context():
+    # CHECK-LABEL: CASE: module syntax error
+    # CHECK: MLIRError: Unable to parse module assembly:
+    # CHECK-NEXT: error: loc("-":1:13): expected non-function type
+    expect_error("module syntax error", lambda: Module.parse("func.func @f("))
+
+    # CHECK-LABEL: CASE: module diagnostics
+    # CHECK: 1 error: expected non-function type
+    try:
+        Module.parse("func.func @f(")
+    except MLIRError as error:
+        print("CASE: module diagnostics")
+        print(len(error.error_diagnostics), "error:", error.error_diagnostics[0].message)
+
+    # CHECK-LABEL: CASE: invalid module
+    # CHECK: MLIRError: Unable to parse module assembly:
+    # CHECK-NEXT: error: {{.*}}'func.return' op has 0 operands, but enclosing function (@f) returns 1
+    expect_error(
+        "invalid module", lambda: Module.parse("func.func @f() -> i32 { return }")
+    )
+
+    # CHECK-LABEL: CASE: type syntax error
+    # CHECK: MLIRError: Unable to parse type: 'memref<?x'
+    expect_error("type syntax error", lambda: Type.parse("memref<?x"))
+
+    # CHECK-LABEL: CASE: wrong type cast
+    # CHECK: ValueError: cannot cast type to IntegerType (from f32)
+    expect_error("wrong type cast", lambda: IntegerType(F32Type.get()))
+
+    # CHECK-LABEL: CASE: missing attribute
+    # CHECK: KeyError: "operation 'builtin.module' has no attribute 'nope'"
+    expect_error(
+        "missing attribute",
+        lambda: Module.parse(ADD).operation.get_attribute("nope"),
+    )
+
+    # CHECK-LABEL: CASE: invalid pass pipeline
+    # CHECK: ValueError: invalid pass pipeline 'builtin.module(no-such-pass)': {{.*}}'no-such-pass' does not refer to a registered pass or pass pipeline
+    expect_error(
+        "invalid pass pipeline",
+        lambda: PassManager.parse("builtin.module(no-such-pass)"),
+    )
+
+    # CHECK-LABEL: CASE: run on a non-operation
+    # CHECK: TypeError: expected an Operation or a Module, got <class 'str'>
+    expect_error(
+        "run on a non-operation", lambda: PassManager.parse(LOWERING).run("module")
+    )
+
+    # CHECK-LABEL: CASE: pass failure
+    # CHECK: MLIRError: Failure while executing pass pipeline:
+    # CHECK-NEXT: error: {{.*}}can't run 'func.func' pass manager on 'builtin.module' op
+    expect_error(
+        "pass failure",
+        lambda: PassManager.parse("func.func(canonicalize)").run(Module.parse(ADD)),
+    )
+
+    # CHECK-LABEL: CASE: untranslatable module
+    # CHECK: RuntimeError: Failure while creating the ExecutionEngine: could not convert to LLVM IR:
+    # CHECK-NEXT: -:2:1: error: cannot be converted to LLVM IR: missing `LLVMTranslationDialectInterface` registration for dialect for op: func.func
+    expect_error("untranslatable module", lambda: ExecutionEngine(Module.parse(ADD)))
+
+    # CHECK-LABEL: CASE: engine from a non-module
+    # CHECK: TypeError: expected an mlir.ir.Module, got <class 'int'>
+    expect_error("engine from a non-module", lambda: ExecutionEngine(42))
+
+    # CHECK-LABEL: CASE: optimization level
+    # CHECK: RuntimeError: Failure while creating the ExecutionEngine: optimization level 7 is out of range: use 0, 1, 2 or 3
+    expect_error(
+        "optimization level", lambda: ExecutionEngine(lowered(ADD), opt_level=7)
+    )
+
+    # CHECK-LABEL: CASE: unloadable shared library
+    # CHECK: RuntimeError: Failure while creating the ExecutionEngine: cannot load shared library '/nonexistent/libfoo.so': /nonexistent/libfoo.so: cannot open shared object file
+    expect_error(
+        "unloadable shared library",
+        lambda: ExecutionEngine(lowered(ADD), shared_libs=["/nonexistent/libfoo.so"]),
+    )
+
+    # CHECK-LABEL: CASE: unknown function
+    # CHECK: RuntimeError: Unknown function _mlir_ciface_sub: the module defines no function of that name
+    expect_error("unknown function", lambda: ExecutionEngine(lowered(ADD)).lookup("sub"))
+
+    # CHECK-LABEL: CASE: missing runtime symbol
+    # CHECK: RuntimeError: cannot look up '_mlir_ciface_call': symbols used by the module are neither defined nor registered: _mlir_ciface_hook; register them before the first lookup or invocation
+    expect_error(
+        "missing runtime symbol", lambda: ExecutionEngine(lowered(CALLBACK)).lookup("call")
+    )
+
+    # CHECK-LABEL: CASE: missing symbol at initialize
+    # CHECK: RuntimeError: Failure while initializing the ExecutionEngine: symbols used by the module are neither defined nor registered: _mlir_ciface_hook
+    expect_error(
+        "missing symbol at initialize",
+        lambda: ExecutionEngine(lowered(CALLBACK)).initialize(),
+    )
+
+    # CHECK-LABEL: CASE: runtime registered twice
+    # CHECK: RuntimeError: Failure while registering runtime '_mlir_ciface_hook': cannot register symbol '_mlir_ciface_hook': it is already registered with this engine
+    def register_twice():
+        engine = ExecutionEngine(lowered(CALLBACK))
+        engine.register_runtime("hook", noop)
+        engine.register_runtime("hook", noop)
+
+    expect_error("runtime registered twice", register_twice)
+
+    # CHECK-LABEL: CASE: runtime the module defines
+    # CHECK: RuntimeError: Failure while registering runtime '_mlir_ciface_add': cannot register symbol '_mlir_ciface_add': the module already defines it
+    expect_error(
+        "runtime the module defines",
+        lambda: ExecutionEngine(lowered(ADD)).register_runtime("add", noop),
+    )
+
+    # CHECK-LABEL: CASE: runtime registered after a lookup
+    # CHECK: RuntimeError: Failure while registering runtime '_mlir_ciface_hook': cannot register symbol '_mlir_ciface_hook': the module has already been compiled {{.*}}; register runtime symbols right after creating the engine
+    def register_late():
+        engine = ExecutionEngine(lowered(ADD))
+        engine.lookup("add")
+        engine.register_runtime("hook", noop)
+
+    expect_error("runtime registered after a lookup", register_late)
+
+    # CHECK-LABEL: CASE: runtime that is not a pointer
+    # CHECK: TypeError: callback for 'hook' must be a ctypes pointer with a .value address
+    expect_error(
+        "runtime that is not a pointer",
+        lambda: ExecutionEngine(lowered(CALLBACK)).raw_register_runtime("hook", print),
+    )
+
+    # CHECK-LABEL: CASE: null runtime
+    # CHECK: ValueError: callback for 'hook' is a null pointer
+    expect_error(
+        "null runtime",
+        lambda: ExecutionEngine(lowered(CALLBACK)).raw_register_runtime(
+            "hook", ctypes.c_void_p(0)
+        ),
+    )
+
+    # CHECK-LABEL: CASE: dump without object dumps
+    # CHECK: RuntimeError: Failure while dumping the object file: cannot dump object code: the engine was created without enabling object dumps
+    expect_error(
+        "dump without object dumps",
+        lambda: ExecutionEngine(
+            lowered(ADD), enable_object_dump=False
+        ).dump_to_object_file(os.path.join(tempfile.gettempdir(), "unused.o")),
+    )
+
+    # CHECK-LABEL: CASE: dump to an unwritable path
+    # CHECK: RuntimeError: Failure while dumping the object file: cannot write object file '/nonexistent/dir/add.o': No such file or directory
+    expect_error(
+        "dump to an unwritable path",
+        lambda: ExecutionEngine(lowered(ADD)).dump_to_object_file(
+            "/nonexistent/dir/add.o"
+        ),
+    )
+
+    # CHECK-LABEL: CASE: released engine
+    # CHECK: RuntimeError: the ExecutionEngine has been released (_testing_release)
+    def use_released():
+        engine = ExecutionEngine(lowered(ADD))
+        capsule = engine._CAPIPtr
+        engine._testing_release()
+        owner = ExecutionEngine._CAPICreate(capsule)
+        engine.lookup("add")
+
+    expect_error("released engine", use_released)
+
+    # CHECK-LABEL: CASE: wrong capsule
+    # CHECK: TypeError: expected an ExecutionEngine capsule
+    expect_error(
+        "wrong capsule",
+        lambda: ExecutionEngine._CAPICreate(Context.current._CAPIPtr),
+    )
+
+    # CHECK-LABEL: CASE: memref descriptor of a non-array
+    # CHECK: TypeError: {{.*}}numpy
+    expect_error(
+        "memref descriptor of a non-array",
+        lambda: get_ranked_memref_descriptor("not an array"),
+    )
+
+    # CHECK-LABEL: CASE: exiting a context out of order
+    # CHECK: RuntimeError: exiting a Context that is not the innermost one entered
+    expect_error(
+        "exiting a context out of order",
+        lambda: Context().__exit__(None, None, None),
+    )
+
+# Upstream segfaults on each of these.
+
+# CHECK-LABEL: CASE: invoke with too few arguments
+# CHECK: TypeError: 'add' takes 3 pointer arguments (one for each argument, then one for the result), got 1
+# CHECK: exit code: 0
+in_subprocess(
+    "invoke with too few arguments",
+    """
+    with Context():
+        expect_error("", lambda: ExecutionEngine(lowered(ADD)).invoke(
+            "add", ctypes.pointer(ctypes.c_int64(1))))
+    """,
+)
+
+# CHECK-LABEL: CASE: invoke with no arguments
+# CHECK: TypeError: 'add' takes 3 pointer arguments (one for each argument, then one for the result), got 0
+# CHECK: exit code: 0
+in_subprocess(
+    "invoke with no arguments",
+    """
+    with Context():
+        expect_error("", lambda: ExecutionEngine(lowered(ADD)).invoke("add"))
+    """,
+)
+
+# CHECK-LABEL: CASE: invoke with ints for pointers
+# CHECK: TypeError: argument 0 of 'add' must be a ctypes pointer such as ctypes.pointer(ctypes.c_int(1)), got int
+# CHECK: exit code: 0
+in_subprocess(
+    "invoke with ints for pointers",
+    """
+    with Context():
+        expect_error("", lambda: ExecutionEngine(lowered(ADD)).invoke("add", 1, 2, 3))
+    """,
+)
+
+# CHECK-LABEL: CASE: lookup outliving its engine
+# CHECK: 1 + 2 = 3
+# CHECK: exit code: 0
+in_subprocess(
+    "lookup outliving its engine",
+    """
+    with Context():
+        add = ExecutionEngine(lowered(ADD)).lookup("add")
+    gc.collect()
+    a, b, r = ctypes.c_int64(1), ctypes.c_int64(2), ctypes.c_int64()
+    add((ctypes.c_void_p * 3)(*[ctypes.addressof(x) for x in (a, b, r)]))
+    print(f"{a.value} + {b.value} = {r.value}")
+    """,
+)
+
+# CHECK-LABEL: CASE: context entered and never exited
+# CHECK: parsed
+# CHECK: exit code: 0
+in_subprocess(
+    "context entered and never exited",
+    """
+    Context().__enter__()
+    Module.parse(ADD)
+    print("parsed")
+    """,
+)
+
+gc.collect()
+# CHECK: live contexts: 0
+print("live contexts:", Context._get_live_count())
