@@ -4,7 +4,7 @@ import ctypes
 
 from ._mlir_libs import _mlirExecutionEngine as _execution_engine
 
-__all__ = ["ExecutionEngine"]
+__all__ = ["ExecutionEngine", "JitModule", "jit"]
 
 
 class ExecutionEngine(_execution_engine.ExecutionEngine):
@@ -57,3 +57,7 @@ class ExecutionEngine(_execution_engine.ExecutionEngine):
         """
         callback = ctypes.cast(ctypes_callback, ctypes.c_void_p)
         self.raw_register_runtime("_mlir_ciface_" + name, callback)
+
+
+# The typed layer, beyond upstream (it uses ExecutionEngine above).
+from ._jit import JitModule, jit  # noqa: E402

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "JitCalls.h"
 #include "PybindUtils.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
@@ -194,4 +195,6 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
           "must have released it.")
       .def("_testing_release", &PyExecutionEngine::release,
            "Release the engine without destroying it (for testing).");
+
+  bindJit(m);
 }
