@@ -557,6 +557,11 @@ struct PendingError {
 
 thread_local PendingError pendingError;
 
+/// The thread state a typed call saved when it released the GIL, so that a
+/// callback on the same thread takes the GIL back without PyGILState's
+/// bookkeeping.
+thread_local PyThreadState *releasedThreadState = nullptr;
+
 //===----------------------------------------------------------------------===//
 // Calls into jitted code.
 //===----------------------------------------------------------------------===//
@@ -698,9 +703,11 @@ PyObject *callJitFunction(PyObject *callable, PyObject *const *args,
 
   pendingError.clear();
   if (function.releaseGil) {
-    Py_BEGIN_ALLOW_THREADS;
+    PyThreadState *state = PyEval_SaveThread();
+    releasedThreadState = state;
     function.packed(packed);
-    Py_END_ALLOW_THREADS;
+    releasedThreadState = nullptr;
+    PyEval_RestoreThread(state);
   } else {
     function.packed(packed);
   }
@@ -822,38 +829,60 @@ bool storeCallbackResults(CallbackSlot &slot, PyObject *returned,
 /// Called by the trampolines generated for callbacks (see the file comment).
 extern "C" void mlirJitCallbackDispatch(CallbackSlot *slot, char *argSlots,
                                         char *resultSlots) {
-  std::memset(resultSlots, 0, 16 * std::max<size_t>(slot->results.size(), 1));
-  PyGILState_STATE gil = PyGILState_Ensure();
-  // After a callback failed, the rest of the call only unwinds.
-  if (!pendingError.isSet()) {
-    size_t count = slot->args.size();
-    std::vector<PyObject *> args(count, nullptr);
-    bool ok = true;
-    for (size_t i = 0; i < count && ok; ++i) {
-      const ValueSpec &spec = slot->args[i];
-      char *argSlot = argSlots + 16 * i;
-      args[i] =
-          spec.kind == kMemRef
-              ? memRefToArray(spec,
-                              MemRefView{*reinterpret_cast<int64_t **>(argSlot),
-                                         spec.rank()},
-                              nullptr)
-              : loadScalar(spec, argSlot);
-      ok = args[i] != nullptr;
-    }
-    PyObject *returned =
-        ok ? PyObject_Vectorcall(slot->function, args.data(), count, nullptr)
-           : nullptr;
-    for (PyObject *arg : args)
-      Py_XDECREF(arg);
-    if (!returned || !storeCallbackResults(*slot, returned, resultSlots)) {
-      std::memset(resultSlots, 0,
-                  16 * std::max<size_t>(slot->results.size(), 1));
-      pendingError.take();
-    }
-    Py_XDECREF(returned);
+  size_t resultBytes = 16 * std::max<size_t>(slot->results.size(), 1);
+  // Take the GIL back: directly on the thread of a typed call that released
+  // it, through PyGILState from any other thread.
+  PyThreadState *released = releasedThreadState;
+  PyGILState_STATE gil{};
+  if (released) {
+    releasedThreadState = nullptr;
+    PyEval_RestoreThread(released);
+  } else {
+    gil = PyGILState_Ensure();
   }
-  PyGILState_Release(gil);
+  auto releaseGil = [&] {
+    if (released)
+      releasedThreadState = PyEval_SaveThread();
+    else
+      PyGILState_Release(gil);
+  };
+  // After a callback failed, the rest of the call only unwinds.
+  if (pendingError.isSet()) {
+    std::memset(resultSlots, 0, resultBytes);
+    releaseGil();
+    return;
+  }
+  size_t count = slot->args.size();
+  constexpr size_t kInline = 8;
+  PyObject *inlineArgs[kInline];
+  std::vector<PyObject *> heapArgs(count > kInline ? count : 0);
+  PyObject **args = count > kInline ? heapArgs.data() : inlineArgs;
+  size_t converted = 0;
+  for (; converted < count; ++converted) {
+    const ValueSpec &spec = slot->args[converted];
+    char *argSlot = argSlots + 16 * converted;
+    args[converted] =
+        spec.kind == kMemRef
+            ? memRefToArray(spec,
+                            MemRefView{*reinterpret_cast<int64_t **>(argSlot),
+                                       spec.rank()},
+                            nullptr)
+            : loadScalar(spec, argSlot);
+    if (!args[converted])
+      break;
+  }
+  PyObject *returned =
+      converted == count
+          ? PyObject_Vectorcall(slot->function, args, count, nullptr)
+          : nullptr;
+  for (size_t i = 0; i < converted; ++i)
+    Py_DECREF(args[i]);
+  if (!returned || !storeCallbackResults(*slot, returned, resultSlots)) {
+    std::memset(resultSlots, 0, resultBytes);
+    pendingError.take();
+  }
+  Py_XDECREF(returned);
+  releaseGil();
 }
 
 namespace {

@@ -1,0 +1,134 @@
+"""Typed calls against the upstream-style path, measured side by side.
+
+Prints, for each goal of the typed layer, the ratio of its cost to the
+reference measured in the same run (the minimum over repeats of each).
+"""
+
+import ctypes
+import timeit
+
+import numpy as np
+
+from mlir.execution_engine import ExecutionEngine, jit
+from mlir.ir import Context, Module
+from mlir.passmanager import PassManager
+from mlir.runtime import get_ranked_memref_descriptor
+
+SOURCE = """
+func.func @add(%a: i64, %b: i64) -> i64 attributes { llvm.emit_c_interface } {
+  %r = arith.addi %a, %b : i64
+  return %r : i64
+}
+func.func @first(%x: memref<?xf32>) -> f32 attributes { llvm.emit_c_interface } {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %x[%c0] : memref<?xf32>
+  return %v : f32
+}
+func.func @call_back(%n: index) -> f64 attributes { llvm.emit_c_interface } {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f64
+  %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> f64 {
+    %x = arith.index_cast %i : index to i64
+    %y = func.call @hook(%x) : (i64) -> f64
+    %s = arith.addf %acc, %y : f64
+    scf.yield %s : f64
+  }
+  return %sum : f64
+}
+func.func private @hook(i64) -> f64 attributes { llvm.emit_c_interface }
+"""
+
+LOWERING = (
+    "builtin.module(convert-scf-to-cf,finalize-memref-to-llvm,convert-func-to-llvm,"
+    "convert-arith-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts)"
+)
+CALLBACKS = 20_000
+
+
+def best(fn, number):
+    """Seconds per call of fn(): the minimum over repeats."""
+    return min(timeit.repeat(fn, number=number, repeat=7)) / number
+
+
+def hook(x):
+    return x * 0.5
+
+
+def main():
+    with Context():
+        module = Module.parse(SOURCE)
+        PassManager.parse(LOWERING).run(module.operation)
+        engine = ExecutionEngine(module)
+        ctypes_hook = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_int64)(hook)
+        engine.register_runtime("hook", ctypes_hook)
+
+        typed = jit(SOURCE)
+        typed.register("hook", hook)
+
+    # Scalar call: upstream style builds ctypes values and pointers per call.
+    def upstream_add():
+        a, b, r = ctypes.c_int64(1), ctypes.c_int64(2), ctypes.c_int64()
+        engine.invoke("add", ctypes.pointer(a), ctypes.pointer(b), ctypes.pointer(r))
+        return r.value
+
+    def python_add(a, b):
+        return a + b
+
+    add = typed.add
+    assert upstream_add() == add(1, 2) == python_add(1, 2) == 3
+    t_upstream = best(upstream_add, 20_000)
+    t_typed = best(lambda: add(1, 2), 200_000)
+    t_python = best(lambda: python_add(1, 2), 200_000)
+
+    # memref<?xf32> call with a 16-element array.
+    array = np.arange(16, dtype=np.float32)
+
+    def upstream_first():
+        r = ctypes.c_float()
+        descriptor = ctypes.pointer(ctypes.pointer(get_ranked_memref_descriptor(array)))
+        engine.invoke("first", descriptor, ctypes.pointer(r))
+        return r.value
+
+    first = typed.first
+    assert upstream_first() == first(array) == 0.0
+    t_upstream_memref = best(upstream_first, 5_000)
+    t_typed_memref = best(lambda: first(array), 100_000)
+
+    # JIT -> Python callbacks: the same loop calling `hook` CALLBACKS times.
+    expected = sum(hook(i) for i in range(CALLBACKS))
+
+    def upstream_loop():
+        n, r = ctypes.c_int64(CALLBACKS), ctypes.c_double()
+        engine.invoke("call_back", ctypes.pointer(n), ctypes.pointer(r))
+        return r.value
+
+    call_back = typed.call_back
+    assert upstream_loop() == call_back(CALLBACKS) == expected
+    t_ctypes_callback = best(upstream_loop, 5) / CALLBACKS
+    t_typed_callback = best(lambda: call_back(CALLBACKS), 5) / CALLBACKS
+
+    rows = [
+        ("typed add(i64, i64) / upstream invoke", t_typed / t_upstream, "<= 1/15 (0.067)",
+         t_typed / t_upstream <= 1 / 15),
+        ("typed add(i64, i64) / Python function call", t_typed / t_python, "<= 3",
+         t_typed / t_python <= 3),
+        ("typed memref<?xf32> call / descriptor + invoke", t_typed_memref / t_upstream_memref,
+         "<= 1/10 (0.1)", t_typed_memref / t_upstream_memref <= 0.1),
+        ("typed callback / ctypes CFUNCTYPE callback", t_typed_callback / t_ctypes_callback,
+         "<= 0.8", t_typed_callback / t_ctypes_callback <= 0.8),
+    ]
+    print(f"{'measure':50} {'ratio':>8}  goal")
+    for name, ratio, goal, met in rows:
+        print(f"{name:50} {ratio:8.3f}  {goal}  {'met' if met else 'NOT MET'}")
+    print()
+    print("per call: typed add %.0f ns, upstream add %.0f ns, Python add %.0f ns" % (
+        t_typed * 1e9, t_upstream * 1e9, t_python * 1e9))
+    print("per call: typed memref %.0f ns, upstream memref %.0f ns" % (
+        t_typed_memref * 1e9, t_upstream_memref * 1e9))
+    print("per callback: typed %.0f ns, ctypes %.0f ns" % (
+        t_typed_callback * 1e9, t_ctypes_callback * 1e9))
+
+
+if __name__ == "__main__":
+    main()
