@@ -4,12 +4,18 @@ importable as it is (`PYTHONPATH=bazel-bin/python`) and tests import the same
 tree through runfiles.
 """
 
+def package_relative_path(label, file):
+    """`file`'s path below `label`'s package, also in an external repository."""
+    root_relative = file.path[len(file.root.path) + 1:] if file.root.path else file.path
+    package_path = "/".join([p for p in [label.workspace_root, label.package] if p])
+    return root_relative[len(package_path) + 1:]
+
 def _python_package_impl(ctx):
     package_dir = ctx.label.package
     outputs = []
     for src in ctx.files.srcs:
         # Keep the path below this BUILD file's package.
-        relative = src.short_path[len(package_dir) + 1:]
+        relative = package_relative_path(ctx.label, src)
         out = ctx.actions.declare_file(relative)
         ctx.actions.symlink(output = out, target_file = src)
         outputs.append(out)
@@ -18,7 +24,8 @@ def _python_package_impl(ctx):
         ctx.actions.symlink(output = out, target_file = lib)
         outputs.append(out)
     files = depset(outputs)
-    import_path = ctx.workspace_name + "/" + package_dir
+    # Runfiles-root-relative; an external repository's files are below its name.
+    import_path = (ctx.label.workspace_name or ctx.workspace_name) + "/" + package_dir
     return [
         DefaultInfo(files = files, runfiles = ctx.runfiles(files = outputs)),
         PyInfo(transitive_sources = depset([f for f in outputs if f.extension == "py"]), imports = depset([import_path])),
