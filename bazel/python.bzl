@@ -9,16 +9,28 @@ def _python(rctx):
     python = rctx.os.environ.get("PYTHON_BIN_PATH", "") or rctx.which("python3")
     if not python:
         fail("python3 not found on PATH; install Python 3 or set PYTHON_BIN_PATH")
-    result = rctx.execute([python, "-c", "import sys, sysconfig; print(sys.executable); print(sysconfig.get_paths()['include'])"])
+    result = rctx.execute([python, "-c", _QUERY])
     if result.return_code != 0:
         fail("could not query %s: %s" % (python, result.stderr))
-    executable, include = result.stdout.strip().split("\n")
-    return executable, include
+    executable, include, wheel_tag = result.stdout.strip().split("\n")
+    return executable, include, wheel_tag
+
+# The interpreter, its headers, and the wheel tag of extension modules built
+# for it (python-abi-platform, e.g. cp311-cp311-linux_x86_64).
+_QUERY = """
+import sys, sysconfig
+print(sys.executable)
+print(sysconfig.get_paths()["include"])
+python = "cp%d%d" % sys.version_info[:2]
+platform = sysconfig.get_platform().replace("-", "_").replace(".", "_")
+print("%s-%s%s-%s" % (python, python, sys.abiflags, platform))
+"""
 
 def _local_python_impl(rctx):
-    executable, include = _python(rctx)
+    executable, include, wheel_tag = _python(rctx)
     rctx.symlink(include, "include")
     rctx.file("WORKSPACE", 'workspace(name = "%s")\n' % rctx.name)
+    rctx.file("defs.bzl", 'WHEEL_TAG = "%s"\n' % wheel_tag)
     rctx.file("BUILD", """load("@rules_cc//cc:defs.bzl", "cc_library")
 load("@rules_python//python:defs.bzl", "py_runtime", "py_runtime_pair")
 
@@ -58,7 +70,7 @@ local_python = repository_rule(
 )
 
 def _pip_install_impl(rctx):
-    executable, _ = _python(rctx)
+    executable, _, _ = _python(rctx)
     lock = rctx.path(rctx.attr.requirements)
     rctx.report_progress("pip install -r " + str(lock))
     result = rctx.execute([

@@ -1,0 +1,47 @@
+"""The seed scenario against the installed wheel: `python scenario.py VENV`.
+
+Jitted code calls back into Python: callback_test(42.0, 2) = 44.0.
+"""
+
+import ctypes
+import os
+import sys
+
+import mlir
+from mlir.execution_engine import ExecutionEngine
+from mlir.ir import Context, Module
+from mlir.passmanager import PassManager
+
+venv = os.path.realpath(sys.argv[1])
+assert os.path.realpath(mlir.__file__).startswith(venv + os.sep), mlir.__file__
+assert not any("runfiles" in p for p in sys.path), sys.path
+print("mlir from", mlir.__file__)
+
+SOURCE = """
+func.func @callback_test(%arg0: f32, %arg1: i32) -> f32 attributes { llvm.emit_c_interface } {
+  %result = func.call @some_callback_into_python(%arg0, %arg1) : (f32, i32) -> f32
+  return %result : f32
+}
+func.func private @some_callback_into_python(f32, i32) -> f32 attributes { llvm.emit_c_interface }
+"""
+LOWER_TO_LLVM = "builtin.module(convert-func-to-llvm,convert-arith-to-llvm,reconcile-unrealized-casts)"
+
+
+@ctypes.CFUNCTYPE(ctypes.c_float, ctypes.c_float, ctypes.c_int)
+def some_callback_into_python(a, b):
+    return a + b
+
+
+with Context():
+    module = Module.parse(SOURCE)
+    PassManager.parse(LOWER_TO_LLVM).run(module.operation)
+    engine = ExecutionEngine(module)
+    engine.register_runtime("some_callback_into_python", some_callback_into_python)
+    a, b, result = ctypes.c_float(42.0), ctypes.c_int(2), ctypes.c_float()
+    engine.invoke("callback_test", ctypes.pointer(a), ctypes.pointer(b), ctypes.pointer(result))
+    print(f"callback_test({a.value}, {b.value}) = {result.value}")
+    assert result.value == 44.0, result.value
+
+    # One typed call (issue 7): add it here once the typed API exists.
+
+print("wheel scenario: OK")
