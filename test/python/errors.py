@@ -80,7 +80,7 @@ expect_error("parse without a context", lambda: Module.parse(ADD))
 with Context():
     # CHECK-LABEL: CASE: module syntax error
     # CHECK: MLIRError: Unable to parse module assembly:
-    # CHECK-NEXT: error: loc("-":1:13): expected non-function type
+    # CHECK-NEXT: error: "-":1:13: expected non-function type
     expect_error("module syntax error", lambda: Module.parse("func.func @f("))
 
     # CHECK-LABEL: CASE: module diagnostics
@@ -135,7 +135,7 @@ with Context():
     )
 
     # CHECK-LABEL: CASE: untranslatable module
-    # CHECK: RuntimeError: Failure while creating the ExecutionEngine: could not convert to LLVM IR:
+    # CHECK: RuntimeError: Failure while creating the ExecutionEngine. could not convert to LLVM IR:
     # CHECK-NEXT: -:2:1: error: cannot be converted to LLVM IR: missing `LLVMTranslationDialectInterface` registration for dialect for op: func.func
     expect_error("untranslatable module", lambda: ExecutionEngine(Module.parse(ADD)))
 
@@ -144,13 +144,13 @@ with Context():
     expect_error("engine from a non-module", lambda: ExecutionEngine(42))
 
     # CHECK-LABEL: CASE: optimization level
-    # CHECK: RuntimeError: Failure while creating the ExecutionEngine: optimization level 7 is out of range: use 0, 1, 2 or 3
+    # CHECK: RuntimeError: Failure while creating the ExecutionEngine. optimization level 7 is out of range: use 0, 1, 2 or 3
     expect_error(
         "optimization level", lambda: ExecutionEngine(lowered(ADD), opt_level=7)
     )
 
     # CHECK-LABEL: CASE: unloadable shared library
-    # CHECK: RuntimeError: Failure while creating the ExecutionEngine: cannot load shared library '/nonexistent/libfoo.so': /nonexistent/libfoo.so: cannot open shared object file
+    # CHECK: RuntimeError: Failure while creating the ExecutionEngine. cannot load shared library '/nonexistent/libfoo.so': /nonexistent/libfoo.so: cannot open shared object file
     expect_error(
         "unloadable shared library",
         lambda: ExecutionEngine(lowered(ADD), shared_libs=["/nonexistent/libfoo.so"]),

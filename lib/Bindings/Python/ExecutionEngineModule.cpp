@@ -72,8 +72,10 @@ PyExecutionEngine *create(py::object module, int optLevel,
   MlirExecutionEngine engine = mlirExecutionEngineCreateChecked(
       mlirModule, optLevel, libPaths.size(), libPaths.data(), enableObjectDump,
       enablePIC, appendToString, &error);
+  // Upstream's message, then the reason.
   if (mlirExecutionEngineIsNull(engine))
-    raise("Failure while creating the ExecutionEngine", error);
+    throw std::runtime_error("Failure while creating the ExecutionEngine. " +
+                             error);
   return new PyExecutionEngine(engine);
 }
 

@@ -455,12 +455,13 @@ bool storeMemRef(PyObject *object, const ValueSpec &spec,
                     ", got shape " + shapeText(ndim, dims));
   npy_intp itemsize = PyArray_ITEMSIZE(array);
   const npy_intp *strides = PyArray_STRIDES(array);
-  for (int d = 0; d < ndim; ++d) {
+  for (int d = 0; d < ndim; ++d)
     if (spec.shape[d] >= 0 && dims[d] != spec.shape[d])
       return fail(PyExc_ValueError, spec,
                   "dimension " + std::to_string(d) + " must be " +
                       std::to_string(spec.shape[d]) + ", got shape " +
                       shapeText(ndim, dims));
+  for (int d = 0; d < ndim; ++d) {
     if (strides[d] % itemsize != 0)
       return fail(PyExc_ValueError, spec,
                   "array strides are not a multiple of its element size; "
@@ -658,6 +659,12 @@ PyObject *callJitFunction(PyObject *callable, PyObject *const *args,
                  function.signature.c_str());
     return nullptr;
   }
+  if (!function.owner) {
+    PyErr_Format(PyExc_RuntimeError,
+                 "%s(): its JitModule was cleared by the garbage collector",
+                 function.name.c_str());
+    return nullptr;
+  }
   if (!function.packed) {
     // The first call compiles the module (and checks the callbacks).
     PyObject *address = PyObject_CallMethod(function.owner.ptr(),
@@ -752,10 +759,23 @@ PyObject *callJitFunction(PyObject *callable, PyObject *const *args,
   return tuple;
 }
 
+// Functions take part in garbage collection: a callback may refer to the
+// JitModule whose functions refer to the callbacks' state.
+int traverseJitFunction(PyObject *self, visitproc visit, void *arg) {
+  Py_VISIT(reinterpret_cast<JitFunctionObject *>(self)->function->owner.ptr());
+  return 0;
+}
+
+int clearJitFunction(PyObject *self) {
+  reinterpret_cast<JitFunctionObject *>(self)->function->owner = py::object();
+  return 0;
+}
+
 void deallocJitFunction(PyObject *self) {
+  PyObject_GC_UnTrack(self);
   auto *object = reinterpret_cast<JitFunctionObject *>(self);
   delete object->function;
-  Py_TYPE(self)->tp_free(self);
+  PyObject_GC_Del(self);
 }
 
 PyObject *reprJitFunction(PyObject *self) {
@@ -780,7 +800,10 @@ void initJitFunctionType() {
   jitFunctionType.tp_doc = "A function of a JitModule, called with Python "
                            "values and numpy arrays.";
   jitFunctionType.tp_basicsize = sizeof(JitFunctionObject);
-  jitFunctionType.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL;
+  jitFunctionType.tp_flags =
+      Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_HAVE_GC;
+  jitFunctionType.tp_traverse = traverseJitFunction;
+  jitFunctionType.tp_clear = clearJitFunction;
   jitFunctionType.tp_vectorcall_offset =
       offsetof(JitFunctionObject, vectorcall);
   jitFunctionType.tp_call = PyVectorcall_Call;
@@ -933,13 +956,14 @@ void mlir::python::bindJit(py::module_ &m) {
         function->releaseGil = releaseGil;
         function->owner = std::move(owner);
         function->layOut();
-        auto *object = PyObject_New(JitFunctionObject, &jitFunctionType);
+        auto *object = PyObject_GC_New(JitFunctionObject, &jitFunctionType);
         if (!object) {
           delete function;
           throw py::error_already_set();
         }
         object->vectorcall = callJitFunction;
         object->function = function;
+        PyObject_GC_Track(object);
         return py::reinterpret_steal<py::object>(
             reinterpret_cast<PyObject *>(object));
       },

@@ -506,7 +506,7 @@ void bindIR(py::module_ &m) {
   // MLIRError(message, error_diagnostics): an exception whose text lists the
   // diagnostics, as upstream's.
   py::dict scope;
-  py::exec(R"(
+  py::exec(R"py(
 class MLIRError(Exception):
     """An MLIR failure, with the error diagnostics that explain it."""
 
@@ -516,15 +516,23 @@ class MLIRError(Exception):
         self.error_diagnostics = error_diagnostics
 
     def __str__(self):
+        def describe(diagnostic):
+            # As upstream: `"file":1:2`, not `loc("file":1:2)`; continuation
+            # lines indented.
+            location = str(diagnostic.location)
+            if location.startswith("loc(") and location.endswith(")"):
+                location = location[4:-1]
+            return location + ": " + diagnostic.message.replace("\n", "\n  ")
+
         text = self.message
         if self.error_diagnostics:
             text += ":"
         for diagnostic in self.error_diagnostics:
-            text += "\nerror: %s: %s" % (diagnostic.location, diagnostic.message)
+            text += "\nerror: " + describe(diagnostic)
             for note in diagnostic.notes:
-                text += "\n note: %s: %s" % (note.location, note.message)
+                text += "\n note: " + describe(note)
         return text
-)",
+)py",
            scope);
   py::object errorClass = scope["MLIRError"];
   errorClass.attr("__module__") = m.attr("__name__");
