@@ -1,0 +1,808 @@
+# RUN: %PYTHON %s | FileCheck %s
+
+import ctypes
+import gc
+import os
+import sys
+import tempfile
+import time
+import weakref
+
+import numpy as np
+from ml_dtypes import bfloat16, float8_e5m2
+
+from mlir.ir import *
+from mlir.passmanager import *
+from mlir.execution_engine import *
+from mlir.runtime import *
+
+
+def log(*args):
+    # Flush after every line so that what the jitted code prints (through C
+    # stdio, see flush_native_stdout) lands in order in the same stream.
+    print(*args)
+    sys.stdout.flush()
+
+
+_libc = ctypes.CDLL(None)
+
+
+def flush_native_stdout():
+    # The runner utils print with C++ streams, which go through C stdio:
+    # flush its buffer before Python prints anything else.
+    _libc.fflush(None)
+
+
+def run(f):
+    log("\nTEST: " + f.__name__)
+    f()
+    gc.collect()
+    assert Context._get_live_count() == 0, Context._get_live_count()
+
+
+def lowerToLLVM(module):
+    pm = PassManager.parse(
+        "builtin.module(convert-complex-to-llvm,finalize-memref-to-llvm,"
+        "convert-func-to-llvm,convert-arith-to-llvm,convert-cf-to-llvm,"
+        "reconcile-unrealized-casts)"
+    )
+    pm.run(module.operation)
+    return module
+
+
+def lowerSCFToLLVM(module):
+    pm = PassManager.parse(
+        "builtin.module(convert-scf-to-cf,convert-complex-to-llvm,"
+        "finalize-memref-to-llvm,convert-func-to-llvm,convert-arith-to-llvm,"
+        "convert-cf-to-llvm,reconcile-unrealized-casts)"
+    )
+    pm.run(module.operation)
+    return module
+
+
+def memref_ptr(descriptor):
+    # A memref argument is passed as a pointer to a pointer to its descriptor.
+    return ctypes.pointer(ctypes.pointer(descriptor))
+
+
+# A function without arguments or results runs.
+# CHECK-LABEL: TEST: testInvokeVoid
+def testInvokeVoid():
+    with Context():
+        module = Module.parse(
+            r"""
+func.func @void() attributes { llvm.emit_c_interface } {
+  return
+}
+"""
+        )
+        execution_engine = ExecutionEngine(lowerToLLVM(module))
+        execution_engine.invoke("void")
+        # CHECK: void returned
+        log("void returned")
+
+
+run(testInvokeVoid)
+
+
+# Scalar arguments and a scalar result, passed as pointers.
+# CHECK-LABEL: TEST: testInvokeFloatAdd
+def testInvokeFloatAdd():
+    with Context():
+        module = Module.parse(
+            r"""
+func.func @add(%arg0: f32, %arg1: f32) -> f32 attributes { llvm.emit_c_interface } {
+  %add = arith.addf %arg0, %arg1 : f32
+  return %add : f32
+}
+"""
+        )
+        execution_engine = ExecutionEngine(lowerToLLVM(module))
+        c_float_p = ctypes.c_float * 1
+        arg0 = c_float_p(42.0)
+        arg1 = c_float_p(2.0)
+        res = c_float_p(-1.0)
+        execution_engine.invoke("add", arg0, arg1, res)
+        # CHECK: 42.0 + 2.0 = 44.0
+        log("{0} + {1} = {2}".format(arg0[0], arg1[0], res[0]))
+
+
+run(testInvokeFloatAdd)
+
+
+# Jitted code calls a Python function registered as a runtime symbol.
+# CHECK-LABEL: TEST: testBasicCallback
+def testBasicCallback():
+    calls = []
+
+    @ctypes.CFUNCTYPE(ctypes.c_float, ctypes.c_float, ctypes.c_int)
+    def callback(a, b):
+        calls.append((a, b))
+        return a / 2 + b / 2
+
+    with Context():
+        module = Module.parse(
+            r"""
+func.func @add(%arg0: f32, %arg1: i32) -> f32 attributes { llvm.emit_c_interface } {
+  %resf = call @some_callback_into_python(%arg0, %arg1) : (f32, i32) -> (f32)
+  return %resf : f32
+}
+func.func private @some_callback_into_python(f32, i32) -> f32 attributes { llvm.emit_c_interface }
+"""
+        )
+        execution_engine = ExecutionEngine(lowerToLLVM(module))
+        execution_engine.register_runtime("some_callback_into_python", callback)
+        c_float_p = ctypes.c_float * 1
+        c_int_p = ctypes.c_int * 1
+        arg0 = c_float_p(42.0)
+        arg1 = c_int_p(2)
+        res = c_float_p(-1.0)
+        execution_engine.invoke("add", arg0, arg1, res)
+        # CHECK: 42.0 + 2 = 44.0
+        log("{0} + {1} = {2}".format(arg0[0], arg1[0], res[0] * 2))
+        # CHECK: callback calls: [(42.0, 2)]
+        log("callback calls:", calls)
+
+
+run(testBasicCallback)
+
+
+# The engine keeps a registered callback alive: once the caller has dropped
+# its only reference, the jitted code still calls it.
+# CHECK-LABEL: TEST: testCallbackLifetime
+def testCallbackLifetime():
+    calls = []
+
+    def make_callback():
+        @ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)
+        def callback(x):
+            calls.append(x)
+            return x * 3 + 1
+
+        return callback
+
+    with Context():
+        module = Module.parse(
+            r"""
+func.func @compute(%arg0: i64) -> i64 attributes { llvm.emit_c_interface } {
+  %r = call @triple_plus_one(%arg0) : (i64) -> i64
+  %s = call @triple_plus_one(%r) : (i64) -> i64
+  return %s : i64
+}
+func.func private @triple_plus_one(i64) -> i64 attributes { llvm.emit_c_interface }
+"""
+        )
+        execution_engine = ExecutionEngine(lowerToLLVM(module))
+        callback = make_callback()
+        callback_ref = weakref.ref(callback)
+        execution_engine.register_runtime("triple_plus_one", callback)
+        del callback
+        gc.collect()
+        # CHECK: callback alive: True
+        log("callback alive:", callback_ref() is not None)
+        # Overwrite the trampoline's memory if it were freed.
+        garbage = [ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)(lambda x: -x)
+                   for _ in range(100)]
+        arg = ctypes.c_int64(5)
+        res = ctypes.c_int64(0)
+        execution_engine.invoke("compute", ctypes.pointer(arg), ctypes.pointer(res))
+        # CHECK: compute(5) = 49
+        log("compute({0}) = {1}".format(arg.value, res.value))
+        # CHECK: callback calls: [5, 16]
+        log("callback calls:", calls)
+        del garbage
+        # The engine releases the callback when it goes.
+        del execution_engine
+        gc.collect()
+        # CHECK: callback alive after the engine: False
+        log("callback alive after the engine:", callback_ref() is not None)
+
+
+run(testCallbackLifetime)
+
+
+# A module that cannot be translated to LLVM IR is an error naming the op.
+# CHECK-LABEL: TEST: testInvalidModule
+def testInvalidModule():
+    with Context():
+        module = Module.parse(
+            r"""
+func.func @foo() { return }
+"""
+        )
+        try:
+            ExecutionEngine(module)
+        except RuntimeError as e:
+            message = str(e)
+            # CHECK: Got RuntimeError: Failure while creating the ExecutionEngine. could not convert to LLVM IR:
+            log("Got RuntimeError:", message.splitlines()[0])
+            # CHECK: error: cannot be converted to LLVM IR: missing `LLVMTranslationDialectInterface` registration for dialect for op: func.func
+            log(message.splitlines()[1])
+        else:
+            log("no exception raised")
+
+
+run(testInvalidModule)
+
+
+# Capsule interop: an engine handed over through its C API capsule.
+# CHECK-LABEL: TEST: testCapsule
+def testCapsule():
+    with Context():
+        module = Module.parse(
+            r"""
+llvm.func @none() {
+  llvm.return
+}
+"""
+        )
+        execution_engine = ExecutionEngine(module)
+        execution_engine_capsule = execution_engine._CAPIPtr
+        # CHECK: mlir.execution_engine.ExecutionEngine._CAPIPtr
+        log(repr(execution_engine_capsule))
+        execution_engine._testing_release()
+        execution_engine1 = ExecutionEngine._CAPICreate(execution_engine_capsule)
+        # CHECK: _mlirExecutionEngine.ExecutionEngine
+        log(repr(execution_engine1))
+        # The new owner works: the released one is no longer usable.
+        # CHECK: raw_lookup: True
+        log("raw_lookup:", execution_engine1.raw_lookup("none") != 0)
+        try:
+            execution_engine.raw_lookup("none")
+        except RuntimeError as e:
+            # CHECK: released engine: the ExecutionEngine has been released (_testing_release)
+            log("released engine:", e)
+
+
+run(testCapsule)
+
+
+# A callback receives an unranked memref and views it with numpy.
+# CHECK-LABEL: TEST: testUnrankedMemRefCallback
+def testUnrankedMemRefCallback():
+    @ctypes.CFUNCTYPE(None, ctypes.POINTER(UnrankedMemRefDescriptor))
+    def callback(a):
+        arr = unranked_memref_to_numpy(a, np.float32)
+        log("Inside callback: ")
+        log(arr)
+
+    with Context():
+        module = Module.parse(
+            r"""
+func.func @callback_memref(%arg0: memref<*xf32>) attributes { llvm.emit_c_interface } {
+  call @some_callback_into_python(%arg0) : (memref<*xf32>) -> ()
+  return
+}
+func.func private @some_callback_into_python(memref<*xf32>) -> () attributes { llvm.emit_c_interface }
+"""
+        )
+        execution_engine = ExecutionEngine(lowerToLLVM(module))
+        execution_engine.register_runtime("some_callback_into_python", callback)
+        inp_arr = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+        # CHECK: Inside callback:
+        # CHECK{LITERAL}: [[1. 2.]
+        # CHECK{LITERAL}:  [3. 4.]]
+        execution_engine.invoke(
+            "callback_memref", memref_ptr(get_unranked_memref_descriptor(inp_arr))
+        )
+        # A broadcast (stride 0) array.
+        inp_arr_1 = np.array([5, 6, 7], dtype=np.float32)
+        strided_arr = np.broadcast_to(inp_arr_1[:, None], (3, 4))
+        # CHECK: Inside callback:
+        # CHECK{LITERAL}: [[5. 5. 5. 5.]
+        # CHECK{LITERAL}:  [6. 6. 6. 6.]
+        # CHECK{LITERAL}:  [7. 7. 7. 7.]]
+        execution_engine.invoke(
+            "callback_memref",
+            memref_ptr(get_unranked_memref_descriptor(strided_arr)),
+        )
+        # A 0-d array.
+        # CHECK: Inside callback:
+        # CHECK-NEXT: 8.5
+        execution_engine.invoke(
+            "callback_memref",
+            memref_ptr(get_unranked_memref_descriptor(np.array(8.5, np.float32))),
+        )
+
+
+run(testUnrankedMemRefCallback)
+
+
+# A callback receives a ranked memref.
+# CHECK-LABEL: TEST: testRankedMemRefCallback
+def testRankedMemRefCallback():
+    @ctypes.CFUNCTYPE(
+        None, ctypes.POINTER(make_nd_memref_descriptor(2, ctypes.c_float))
+    )
+    def callback(a):
+        arr = ranked_memref_to_numpy(a)
+        log("Inside Callback: ")
+        log(arr)
+        log("shape:", arr.shape, "strides:", arr.strides)
+
+    with Context():
+        module = Module.parse(
+            r"""
+func.func @callback_memref(%arg0: memref<2x2xf32>) attributes { llvm.emit_c_interface } {
+  call @some_callback_into_python(%arg0) : (memref<2x2xf32>) -> ()
+  return
+}
+func.func private @some_callback_into_python(memref<2x2xf32>) -> () attributes { llvm.emit_c_interface }
+"""
+        )
+        execution_engine = ExecutionEngine(lowerToLLVM(module))
+        execution_engine.register_runtime("some_callback_into_python", callback)
+        inp_arr = np.array([[1.0, 5.0], [6.0, 7.0]], np.float32)
+        # CHECK: Inside Callback:
+        # CHECK{LITERAL}: [[1. 5.]
+        # CHECK{LITERAL}:  [6. 7.]]
+        # CHECK: shape: (2, 2) strides: (8, 4)
+        execution_engine.invoke(
+            "callback_memref", memref_ptr(get_ranked_memref_descriptor(inp_arr))
+        )
+        # A transposed view: the callback sees the strides of the view.
+        # CHECK: Inside Callback:
+        # CHECK{LITERAL}: [[1. 6.]
+        # CHECK{LITERAL}:  [5. 7.]]
+        # CHECK: shape: (2, 2) strides: (4, 8)
+        execution_engine.invoke(
+            "callback_memref", memref_ptr(get_ranked_memref_descriptor(inp_arr.T))
+        )
+
+
+run(testRankedMemRefCallback)
+
+
+# A callback receives a ranked memref whose offset is not zero.
+# CHECK-LABEL: TEST: testRankedMemRefWithOffsetCallback
+def testRankedMemRefWithOffsetCallback():
+    @ctypes.CFUNCTYPE(
+        None, ctypes.POINTER(make_nd_memref_descriptor(1, ctypes.c_float))
+    )
+    def callback(a):
+        log("offset:", a[0].offset)
+        arr = ranked_memref_to_numpy(a)
+        log("Inside Callback: ")
+        log(arr)
+
+    with Context():
+        module = Module.parse(
+            r"""
+func.func @callback_memref(%arg0: memref<5xf32>) attributes { llvm.emit_c_interface } {
+  %base_buffer, %offset, %sizes, %strides = memref.extract_strided_metadata %arg0 : memref<5xf32> -> memref<f32>, index, index, index
+  %reinterpret_cast = memref.reinterpret_cast %base_buffer to offset: [3], sizes: [2], strides: [1] : memref<f32> to memref<2xf32, strided<[1], offset: 3>>
+  %cast = memref.cast %reinterpret_cast : memref<2xf32, strided<[1], offset: 3>> to memref<?xf32, strided<[?], offset: ?>>
+  call @some_callback_into_python(%cast) : (memref<?xf32, strided<[?], offset: ?>>) -> ()
+  return
+}
+func.func private @some_callback_into_python(memref<?xf32, strided<[?], offset: ?>>) attributes { llvm.emit_c_interface }
+"""
+        )
+        execution_engine = ExecutionEngine(lowerToLLVM(module))
+        execution_engine.register_runtime("some_callback_into_python", callback)
+        inp_arr = np.array([0, 0, 0, 1, 2], dtype=np.float32)
+        # CHECK: offset: 3
+        # CHECK: Inside Callback:
+        # CHECK{LITERAL}: [1. 2.]
+        execution_engine.invoke(
+            "callback_memref", memref_ptr(get_ranked_memref_descriptor(inp_arr))
+        )
+
+
+run(testRankedMemRefWithOffsetCallback)
+
+
+# A callback receives an unranked memref whose offset is not zero.
+# CHECK-LABEL: TEST: testUnrankedMemRefWithOffsetCallback
+def testUnrankedMemRefWithOffsetCallback():
+    @ctypes.CFUNCTYPE(None, ctypes.POINTER(UnrankedMemRefDescriptor))
+    def callback(a):
+        log("rank:", a[0].rank)
+        arr = unranked_memref_to_numpy(a, np.float32)
+        log("Inside callback: ")
+        log(arr)
+
+    with Context():
+        module = Module.parse(
+            r"""
+func.func @callback_memref(%arg0: memref<5xf32>) attributes { llvm.emit_c_interface } {
+  %base_buffer, %offset, %sizes, %strides = memref.extract_strided_metadata %arg0 : memref<5xf32> -> memref<f32>, index, index, index
+  %reinterpret_cast = memref.reinterpret_cast %base_buffer to offset: [3], sizes: [2], strides: [1] : memref<f32> to memref<2xf32, strided<[1], offset: 3>>
+  %cast = memref.cast %reinterpret_cast : memref<2xf32, strided<[1], offset: 3>> to memref<*xf32>
+  call @some_callback_into_python(%cast) : (memref<*xf32>) -> ()
+  return
+}
+func.func private @some_callback_into_python(memref<*xf32>) attributes { llvm.emit_c_interface }
+"""
+        )
+        execution_engine = ExecutionEngine(lowerToLLVM(module))
+        execution_engine.register_runtime("some_callback_into_python", callback)
+        inp_arr = np.array([1, 2, 3, 4, 5], dtype=np.float32)
+        # CHECK: rank: 1
+        # CHECK: Inside callback:
+        # CHECK{LITERAL}: [4. 5.]
+        execution_engine.invoke(
+            "callback_memref", memref_ptr(get_ranked_memref_descriptor(inp_arr))
+        )
+
+
+run(testUnrankedMemRefWithOffsetCallback)
+
+
+# A 1-d and a 0-d memref in, a 1-d memref out.
+# CHECK-LABEL: TEST: testMemrefAdd
+def testMemrefAdd():
+    with Context():
+        module = Module.parse(
+            r"""
+func.func @main(%arg0: memref<1xf32>, %arg1: memref<f32>, %arg2: memref<1xf32>) attributes { llvm.emit_c_interface } {
+  %0 = arith.constant 0 : index
+  %1 = memref.load %arg0[%0] : memref<1xf32>
+  %2 = memref.load %arg1[] : memref<f32>
+  %3 = arith.addf %1, %2 : f32
+  memref.store %3, %arg2[%0] : memref<1xf32>
+  return
+}
+"""
+        )
+        arg1 = np.array([32.5]).astype(np.float32)
+        arg2 = np.array(6).astype(np.float32)
+        res = np.array([0]).astype(np.float32)
+        execution_engine = ExecutionEngine(lowerToLLVM(module))
+        execution_engine.invoke(
+            "main",
+            memref_ptr(get_ranked_memref_descriptor(arg1)),
+            memref_ptr(get_ranked_memref_descriptor(arg2)),
+            memref_ptr(get_ranked_memref_descriptor(res)),
+        )
+        # CHECK: [32.5] + 6.0 = [38.5]
+        log("{0} + {1} = {2}".format(arg1, arg2, res))
+
+
+run(testMemrefAdd)
+
+
+# f16 memrefs.
+# CHECK-LABEL: TEST: testF16MemrefAdd
+def testF16MemrefAdd():
+    with Context():
+        module = Module.parse(
+            r"""
+func.func @main(%arg0: memref<1xf16>, %arg1: memref<1xf16>, %arg2: memref<1xf16>) attributes { llvm.emit_c_interface } {
+  %0 = arith.constant 0 : index
+  %1 = memref.load %arg0[%0] : memref<1xf16>
+  %2 = memref.load %arg1[%0] : memref<1xf16>
+  %3 = arith.addf %1, %2 : f16
+  memref.store %3, %arg2[%0] : memref<1xf16>
+  return
+}
+"""
+        )
+        arg1 = np.array([11.0]).astype(np.float16)
+        arg2 = np.array([22.5]).astype(np.float16)
+        arg3 = np.array([0.0]).astype(np.float16)
+        execution_engine = ExecutionEngine(lowerToLLVM(module))
+        execution_engine.invoke(
+            "main",
+            memref_ptr(get_ranked_memref_descriptor(arg1)),
+            memref_ptr(get_ranked_memref_descriptor(arg2)),
+            memref_ptr(get_ranked_memref_descriptor(arg3)),
+        )
+        # CHECK: [11.] + [22.5] = [33.5]
+        log("{0} + {1} = {2}".format(arg1, arg2, arg3))
+
+
+run(testF16MemrefAdd)
+
+
+# complex<f32> memrefs.
+# CHECK-LABEL: TEST: testComplexMemrefAdd
+def testComplexMemrefAdd():
+    with Context():
+        module = Module.parse(
+            r"""
+func.func @main(%arg0: memref<1xcomplex<f32>>, %arg1: memref<1xcomplex<f32>>, %arg2: memref<1xcomplex<f32>>) attributes { llvm.emit_c_interface } {
+  %0 = arith.constant 0 : index
+  %1 = memref.load %arg0[%0] : memref<1xcomplex<f32>>
+  %2 = memref.load %arg1[%0] : memref<1xcomplex<f32>>
+  %3 = complex.add %1, %2 : complex<f32>
+  memref.store %3, %arg2[%0] : memref<1xcomplex<f32>>
+  return
+}
+"""
+        )
+        arg1 = np.array([1.0 + 2.0j]).astype(np.complex64)
+        arg2 = np.array([3.0 + 4.0j]).astype(np.complex64)
+        arg3 = np.array([0.0 + 0.0j]).astype(np.complex64)
+        execution_engine = ExecutionEngine(lowerToLLVM(module))
+        execution_engine.invoke(
+            "main",
+            memref_ptr(get_ranked_memref_descriptor(arg1)),
+            memref_ptr(get_ranked_memref_descriptor(arg2)),
+            memref_ptr(get_ranked_memref_descriptor(arg3)),
+        )
+        # CHECK: [1.+2.j] + [3.+4.j] = [4.+6.j]
+        log("{0} + {1} = {2}".format(arg1, arg2, arg3))
+
+
+run(testComplexMemrefAdd)
+
+
+# Unranked complex<f32> memrefs, cast to ranked ones inside.
+# CHECK-LABEL: TEST: testComplexUnrankedMemrefAdd
+def testComplexUnrankedMemrefAdd():
+    with Context():
+        module = Module.parse(
+            r"""
+func.func @main(%arg0: memref<*xcomplex<f32>>, %arg1: memref<*xcomplex<f32>>, %arg2: memref<*xcomplex<f32>>) attributes { llvm.emit_c_interface } {
+  %A = memref.cast %arg0 : memref<*xcomplex<f32>> to memref<1xcomplex<f32>>
+  %B = memref.cast %arg1 : memref<*xcomplex<f32>> to memref<1xcomplex<f32>>
+  %C = memref.cast %arg2 : memref<*xcomplex<f32>> to memref<1xcomplex<f32>>
+  %0 = arith.constant 0 : index
+  %1 = memref.load %A[%0] : memref<1xcomplex<f32>>
+  %2 = memref.load %B[%0] : memref<1xcomplex<f32>>
+  %3 = complex.add %1, %2 : complex<f32>
+  memref.store %3, %C[%0] : memref<1xcomplex<f32>>
+  return
+}
+"""
+        )
+        arg1 = np.array([5.0 + 6.0j]).astype(np.complex64)
+        arg2 = np.array([7.0 + 8.0j]).astype(np.complex64)
+        arg3 = np.array([0.0 + 0.0j]).astype(np.complex64)
+        execution_engine = ExecutionEngine(lowerToLLVM(module))
+        execution_engine.invoke(
+            "main",
+            memref_ptr(get_unranked_memref_descriptor(arg1)),
+            memref_ptr(get_unranked_memref_descriptor(arg2)),
+            memref_ptr(get_unranked_memref_descriptor(arg3)),
+        )
+        # CHECK: [5.+6.j] + [7.+8.j] = [12.+14.j]
+        log("{0} + {1} = {2}".format(arg1, arg2, arg3))
+
+
+run(testComplexUnrankedMemrefAdd)
+
+
+# bf16 memrefs (numpy dtype from ml_dtypes).
+# CHECK-LABEL: TEST: testBF16Memref
+def testBF16Memref():
+    with Context():
+        module = Module.parse(
+            r"""
+func.func @main(%arg0: memref<1xbf16>, %arg1: memref<1xbf16>) attributes { llvm.emit_c_interface } {
+  %0 = arith.constant 0 : index
+  %1 = memref.load %arg0[%0] : memref<1xbf16>
+  %2 = arith.addf %1, %1 : bf16
+  memref.store %2, %arg1[%0] : memref<1xbf16>
+  return
+}
+"""
+        )
+        arg1 = np.array([0.75]).astype(bfloat16)
+        arg2 = np.array([0.0]).astype(bfloat16)
+        execution_engine = ExecutionEngine(lowerToLLVM(module))
+        execution_engine.invoke(
+            "main",
+            memref_ptr(get_ranked_memref_descriptor(arg1)),
+            memref_ptr(get_ranked_memref_descriptor(arg2)),
+        )
+        # CHECK: bfloat16 [1.5]
+        log(arg2.dtype, arg2)
+
+
+run(testBF16Memref)
+
+
+# f8E5M2 memrefs (numpy dtype from ml_dtypes).
+# CHECK-LABEL: TEST: testF8E5M2Memref
+def testF8E5M2Memref():
+    with Context():
+        module = Module.parse(
+            r"""
+func.func @main(%arg0: memref<1xf8E5M2>, %arg1: memref<1xf8E5M2>) attributes { llvm.emit_c_interface } {
+  %0 = arith.constant 0 : index
+  %1 = memref.load %arg0[%0] : memref<1xf8E5M2>
+  memref.store %1, %arg1[%0] : memref<1xf8E5M2>
+  return
+}
+"""
+        )
+        arg1 = np.array([0.5]).astype(float8_e5m2)
+        arg2 = np.array([0.0]).astype(float8_e5m2)
+        execution_engine = ExecutionEngine(lowerToLLVM(module))
+        execution_engine.invoke(
+            "main",
+            memref_ptr(get_ranked_memref_descriptor(arg1)),
+            memref_ptr(get_ranked_memref_descriptor(arg2)),
+        )
+        # CHECK: float8_e5m2 [0.5]
+        log(arg2.dtype, arg2)
+
+
+run(testF8E5M2Memref)
+
+
+# A static and a dynamically shaped 2-d memref added with scf loops.
+# CHECK-LABEL: TEST: testDynamicMemrefAdd2D
+def testDynamicMemrefAdd2D():
+    with Context():
+        module = Module.parse(
+            r"""
+func.func @memref_add_2d(%arg0: memref<2x3xf32>, %arg1: memref<?x?xf32>, %arg2: memref<2x3xf32>) attributes { llvm.emit_c_interface } {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d0 = memref.dim %arg1, %c0 : memref<?x?xf32>
+  %d1 = memref.dim %arg1, %c1 : memref<?x?xf32>
+  scf.for %i = %c0 to %d0 step %c1 {
+    scf.for %j = %c0 to %d1 step %c1 {
+      %a = memref.load %arg0[%i, %j] : memref<2x3xf32>
+      %b = memref.load %arg1[%i, %j] : memref<?x?xf32>
+      %s = arith.addf %a, %b : f32
+      memref.store %s, %arg2[%i, %j] : memref<2x3xf32>
+    }
+  }
+  return
+}
+"""
+        )
+        arg1 = np.arange(6, dtype=np.float32).reshape(2, 3)
+        # memref<?x?xf32> has the identity layout: the array is contiguous.
+        arg2 = np.arange(0, 12, 2, dtype=np.float32).reshape(2, 3)
+        res = np.zeros((2, 3), np.float32)
+        execution_engine = ExecutionEngine(lowerSCFToLLVM(module))
+        execution_engine.invoke(
+            "memref_add_2d",
+            memref_ptr(get_ranked_memref_descriptor(arg1)),
+            memref_ptr(get_ranked_memref_descriptor(arg2)),
+            memref_ptr(get_ranked_memref_descriptor(res)),
+        )
+        # CHECK: True
+        log(np.allclose(arg1 + arg2, res))
+        # CHECK{LITERAL}: [[ 0.  3.  6.]
+        # CHECK{LITERAL}:  [ 9. 12. 15.]]
+        log(res)
+
+
+run(testDynamicMemrefAdd2D)
+
+
+# Functions from shared libraries given to the engine.
+# CHECK-LABEL: TEST: testSharedLibLoad
+def testSharedLibLoad():
+    with Context():
+        module = Module.parse(
+            r"""
+func.func @main(%arg0: memref<1xf32>) attributes { llvm.emit_c_interface } {
+  %c0 = arith.constant 0 : index
+  %cst42 = arith.constant 42.0 : f32
+  memref.store %cst42, %arg0[%c0] : memref<1xf32>
+  %u_memref = memref.cast %arg0 : memref<1xf32> to memref<*xf32>
+  call @printMemrefF32(%u_memref) : (memref<*xf32>) -> ()
+  return
+}
+func.func private @printMemrefF32(memref<*xf32>) attributes { llvm.emit_c_interface }
+"""
+        )
+        arg0 = np.array([0.0]).astype(np.float32)
+        shared_libs = [
+            os.environ["MLIR_RUNNER_UTILS"],
+            os.environ["MLIR_C_RUNNER_UTILS"],
+        ]
+        execution_engine = ExecutionEngine(
+            lowerToLLVM(module), opt_level=3, shared_libs=shared_libs
+        )
+        execution_engine.invoke("main", memref_ptr(get_ranked_memref_descriptor(arg0)))
+        flush_native_stdout()
+        # CHECK: Unranked Memref
+        # CHECK-SAME: rank = 1 offset = 0 sizes = [1] strides = [1]
+        # CHECK-NEXT: [42]
+        # CHECK-NEXT: arg0 after the call: [42.]
+        log("arg0 after the call:", arg0)
+
+
+run(testSharedLibLoad)
+
+
+# nanoTime from the C runner utils: the system clock, in nanoseconds.
+# CHECK-LABEL: TEST: testNanoTime
+def testNanoTime():
+    with Context():
+        module = Module.parse(
+            r"""
+func.func @main() -> i64 attributes { llvm.emit_c_interface } {
+  %now = call @nanoTime() : () -> i64
+  return %now : i64
+}
+func.func private @nanoTime() -> i64 attributes { llvm.emit_c_interface }
+"""
+        )
+        shared_libs = [
+            os.environ["MLIR_RUNNER_UTILS"],
+            os.environ["MLIR_C_RUNNER_UTILS"],
+        ]
+        execution_engine = ExecutionEngine(
+            lowerToLLVM(module), opt_level=3, shared_libs=shared_libs
+        )
+        execution_engine.lookup("main")  # compile before taking the time
+        before = time.time_ns()
+        res = ctypes.c_int64(0)
+        execution_engine.invoke("main", ctypes.pointer(res))
+        after = time.time_ns()
+        # CHECK: nanoTime within the call: True
+        log("nanoTime within the call:", before <= res.value <= after)
+
+
+run(testNanoTime)
+
+
+# The jitted object code written to a file.
+# CHECK-LABEL: TEST: testDumpToObjectFile
+def testDumpToObjectFile():
+    fd, object_path = tempfile.mkstemp(suffix=".o")
+    os.close(fd)
+    try:
+        with Context():
+            module = Module.parse(
+                r"""
+func.func @main() attributes { llvm.emit_c_interface } {
+  return
+}
+"""
+            )
+            execution_engine = ExecutionEngine(
+                lowerToLLVM(module), opt_level=3, enable_pic=True
+            )
+            # CHECK: Object file is empty: True
+            log("Object file is empty:", os.path.getsize(object_path) == 0)
+            execution_engine.dump_to_object_file(object_path)
+            # CHECK: Object file is empty: False
+            log("Object file is empty:", os.path.getsize(object_path) == 0)
+            with open(object_path, "rb") as f:
+                magic = f.read(4)
+            # CHECK: ELF object: True
+            log("ELF object:", magic == b"\x7fELF")
+    finally:
+        os.remove(object_path)
+
+
+run(testDumpToObjectFile)
+
+
+# A global constructor calls a Python callback when the engine is initialized,
+# and only once.
+# CHECK-LABEL: TEST: testJITCallbackInGlobalCtor
+def testJITCallbackInGlobalCtor():
+    init_cnt = 0
+
+    @ctypes.CFUNCTYPE(None)
+    def initCallback():
+        nonlocal init_cnt
+        init_cnt += 1
+
+    with Context():
+        module = Module.parse(
+            r"""
+llvm.mlir.global_ctors ctors = [@ctor], priorities = [0 : i32], data = [#llvm.zero]
+llvm.func @ctor() {
+  func.call @init_callback() : () -> ()
+  llvm.return
+}
+func.func private @init_callback() attributes { llvm.emit_c_interface }
+"""
+        )
+        execution_engine = ExecutionEngine(lowerToLLVM(module))
+        # CHECK: calls after creation: 0
+        log("calls after creation:", init_cnt)
+        execution_engine.register_runtime("init_callback", initCallback)
+        # CHECK: calls after registration: 0
+        log("calls after registration:", init_cnt)
+        execution_engine.initialize()
+        # CHECK: calls after initialize: 1
+        log("calls after initialize:", init_cnt)
+        execution_engine.initialize()
+        # CHECK: calls after a second initialize: 1
+        log("calls after a second initialize:", init_cnt)
+
+
+run(testJITCallbackInGlobalCtor)
