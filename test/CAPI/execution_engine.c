@@ -173,6 +173,18 @@ void testMissingSymbol(MlirContext ctx) {
                                               NULL);
   // CHECK: (null: 1)
   printf(" (null: %d)\n", fn == NULL);
+  // Nothing was compiled: registering the symbol now repairs the engine.
+  mlirExecutionEngineRegisterSymbol(
+      jit, str("_mlir_ciface_some_callback_into_python"),
+      (void *)someCallbackIntoPython);
+  float f = 1.5f, result = 0.0f;
+  int i = 2;
+  void *args[3] = {&f, &i, &result};
+  MlirLogicalResult status =
+      mlirExecutionEngineInvokePacked(jit, str("callback_test"), args);
+  // CHECK: after registering: 1.500000 + 2 = 3.500000 (success: 1)
+  printf("after registering: %f + %d = %f (success: %d)\n", f, i, result,
+         mlirLogicalResultIsSuccess(status));
   mlirExecutionEngineDestroy(jit);
   mlirModuleDestroy(module);
 }

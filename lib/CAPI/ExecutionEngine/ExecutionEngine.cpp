@@ -38,6 +38,7 @@ namespace {
 struct JitEngine {
   std::unique_ptr<ExecutionEngine> engine;
   bool enableObjectDump = false;
+  bool hasSharedLibraries = false;
   /// Names the module defines, including the `_mlir_` packed wrappers the
   /// engine generates for each function.
   llvm::StringSet<> moduleSymbols;
@@ -97,25 +98,33 @@ void collectModuleSymbols(Operation *module, JitEngine &jit) {
   }
 }
 
-/// Explains a failed compilation: ORC's own error names only the symbols it
-/// could not materialize, and reports the missing ones on stderr.
-std::string explainCompileFailure(JitEngine &jit, llvm::Error error) {
+/// The symbols the module declares that nothing defines (not registered,
+/// not in the process or a loaded library), as a list for messages.
+std::string findMissingSymbols(JitEngine &jit) {
+  std::lock_guard<std::mutex> lock(jit.mutex);
   std::string missing;
-  {
-    std::lock_guard<std::mutex> lock(jit.mutex);
-    for (const std::string &name : jit.declaredSymbols)
-      if (!jit.registeredSymbols.contains(name) &&
-          !llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(name))
-        missing += (missing.empty() ? "" : ", ") + name;
-  }
-  std::string message = llvm::toString(std::move(error));
-  if (missing.empty())
-    return message;
+  for (const std::string &name : jit.declaredSymbols)
+    if (!jit.registeredSymbols.contains(name) &&
+        !llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(name))
+      missing += (missing.empty() ? "" : ", ") + name;
+  return missing;
+}
+
+std::string describeMissingSymbols(const std::string &missing) {
   return "symbols used by the module are neither defined nor registered: " +
          missing +
          "; register them before the first lookup or invocation, or load "
-         "the shared library that defines them (" +
-         message + ")";
+         "the shared library that defines them";
+}
+
+/// Explains a failed compilation: ORC's own error names only the symbols it
+/// could not materialize, and reports the missing ones on stderr.
+std::string explainCompileFailure(JitEngine &jit, llvm::Error error) {
+  std::string message = llvm::toString(std::move(error));
+  std::string missing = findMissingSymbols(jit);
+  if (missing.empty())
+    return message;
+  return describeMissingSymbols(missing) + " (" + message + ")";
 }
 
 /// Prints `diagnostic` as MLIR's command-line tools do: `file:line:col: error:
@@ -148,11 +157,25 @@ LogicalResult checkSharedLibraries(llvm::ArrayRef<llvm::StringRef> paths,
   return success();
 }
 
-/// Looks up `name` (its packed wrapper if `packed`); marks the module
-/// compiled, since any lookup materializes it.
+/// Looks up `name` (its packed wrapper if `packed`). Looking up a symbol of
+/// the module compiles the module.
 void *lookup(JitEngine &jit, llvm::StringRef name, bool packed,
              std::string &error) {
-  jit.compiled = true;
+  std::string symbol = packed ? ("_mlir_" + name).str() : name.str();
+  if (jit.moduleSymbols.contains(symbol) && !jit.compiled) {
+    // Without shared libraries (whose init functions may define symbols
+    // invisible here), missing symbols are known before compiling: report
+    // them and leave the engine usable, rather than fail a compilation that
+    // ORC reports on stderr and that no later registration can repair.
+    if (!jit.hasSharedLibraries) {
+      std::string missing = findMissingSymbols(jit);
+      if (!missing.empty()) {
+        error = describeMissingSymbols(missing);
+        return nullptr;
+      }
+    }
+    jit.compiled = true;
+  }
   if (packed) {
     auto fn = jit.engine->lookupPacked(name);
     if (fn)
@@ -262,6 +285,7 @@ extern "C" MlirExecutionEngine mlirExecutionEngineCreateChecked(
   auto *jit = new JitEngine;
   jit->engine = std::move(*engine);
   jit->enableObjectDump = enableObjectDump;
+  jit->hasSharedLibraries = !libPaths.empty();
   collectModuleSymbols(module, *jit);
   return MlirExecutionEngine{jit};
 }
