@@ -8,7 +8,7 @@ import os
 import sys
 
 import mlir
-from mlir.execution_engine import ExecutionEngine
+from mlir.execution_engine import ExecutionEngine, jit
 from mlir.ir import Context, Module
 from mlir.passmanager import PassManager
 
@@ -42,6 +42,11 @@ with Context():
     print(f"callback_test({a.value}, {b.value}) = {result.value}")
     assert result.value == 44.0, result.value
 
-    # One typed call (issue 7): add it here once the typed API exists.
+    # One typed call, with a Python callback.
+    typed = jit(SOURCE)
+    typed.register("some_callback_into_python", lambda a, b: a + b)
+    typed_result = typed.callback_test(42.0, 2)
+    print(f"typed callback_test(42.0, 2) = {typed_result}")
+    assert typed_result == 44.0, typed_result
 
 print("wheel scenario: OK")
