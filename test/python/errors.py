@@ -12,6 +12,8 @@ import sys
 import tempfile
 import textwrap
 
+import numpy as np
+
 from mlir.execution_engine import *
 from mlir.ir import *
 from mlir.passmanager import *
@@ -263,6 +265,58 @@ with Context():
         "exiting a context out of order",
         lambda: Context().__exit__(None, None, None),
     )
+
+# Typed calls check everything before native code runs.
+TYPED = jit(
+    """
+    func.func @first(%x: memref<4xf32>) -> f32 {
+      %c0 = arith.constant 0 : index
+      %v = memref.load %x[%c0] : memref<4xf32>
+      return %v : f32
+    }
+    func.func @call(%a: i8) -> i8 {
+      %r = func.call @hook(%a) : (i8) -> i8
+      return %r : i8
+    }
+    func.func private @hook(i8) -> i8
+    """
+)
+
+# CHECK-LABEL: CASE: typed call with too many arguments
+# CHECK: TypeError: first() takes 1 arguments, got 2 (its type is (memref<4xf32>) -> f32)
+expect_error("typed call with too many arguments", lambda: TYPED.first(np.zeros(4, np.float32), 1))
+
+# CHECK-LABEL: CASE: typed call with a wrong dtype
+# CHECK: TypeError: argument 0 of 'first' (memref<4xf32>): expected an array of dtype float32, got dtype int64
+expect_error("typed call with a wrong dtype", lambda: TYPED.first(np.zeros(4, np.int64)))
+
+# CHECK-LABEL: CASE: typed call with a wrong shape
+# CHECK: ValueError: argument 0 of 'first' (memref<4xf32>): dimension 0 must be 4, got shape (5,)
+expect_error("typed call with a wrong shape", lambda: TYPED.first(np.zeros(5, np.float32)))
+
+# CHECK-LABEL: CASE: typed call with callbacks missing
+# CHECK: RuntimeError: callbacks declared in the module are not registered: hook
+expect_error("typed call with callbacks missing", lambda: TYPED.call(1))
+
+# CHECK-LABEL: CASE: callback for an undeclared name
+# CHECK: ValueError: cannot register callback 'hoook': the module declares no func.func private @hoook; declared: hook
+expect_error("callback for an undeclared name", lambda: TYPED.register("hoook", abs))
+
+# CHECK-LABEL: CASE: callback of the wrong arity
+# CHECK: TypeError: callback 'hook' is declared (i8) -> i8: it must accept 1 positional arguments
+expect_error("callback of the wrong arity", lambda: TYPED.register("hook", lambda a, b: a))
+
+TYPED.register("hook", lambda a: a * 100)
+
+# CHECK-LABEL: CASE: callback result out of range
+# CHECK: ValueError: result 0 of 'hook' (i8): 300 is out of range [-128, 127]
+expect_error("callback result out of range", lambda: TYPED.call(3))
+
+# CHECK-LABEL: CASE: callback registered after the first call
+# CHECK: RuntimeError: cannot register callback 'hook': the module was compiled by its first call; register callbacks before calling
+expect_error("callback registered after the first call", lambda: TYPED.register("hook", abs))
+
+del TYPED
 
 # Upstream segfaults on each of these.
 

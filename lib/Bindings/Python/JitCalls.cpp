@@ -665,20 +665,6 @@ PyObject *callJitFunction(PyObject *callable, PyObject *const *args,
                  function.name.c_str());
     return nullptr;
   }
-  if (!function.packed) {
-    // The first call compiles the module (and checks the callbacks).
-    PyObject *address = PyObject_CallMethod(function.owner.ptr(),
-                                            "_address_of", "s",
-                                            function.name.c_str());
-    if (!address)
-      return nullptr;
-    function.packed = reinterpret_cast<void (*)(void **)>(
-        PyLong_AsVoidPtr(address));
-    Py_DECREF(address);
-    if (PyErr_Occurred())
-      return nullptr;
-  }
-
   char *frame = static_cast<char *>(alloca(function.frameSize + 15));
   frame = reinterpret_cast<char *>(
       alignTo(reinterpret_cast<uintptr_t>(frame), 16));
@@ -707,6 +693,21 @@ PyObject *callJitFunction(PyObject *callable, PyObject *const *args,
   }
   if (!function.byPointer && !function.results.empty())
     packed[next++] = results;
+
+  if (!function.packed) {
+    // The first call compiles the module (and checks the callbacks), once
+    // the arguments are known to be right.
+    PyObject *address = PyObject_CallMethod(function.owner.ptr(),
+                                            "_address_of", "s",
+                                            function.name.c_str());
+    if (!address)
+      return nullptr;
+    function.packed = reinterpret_cast<void (*)(void **)>(
+        PyLong_AsVoidPtr(address));
+    Py_DECREF(address);
+    if (PyErr_Occurred())
+      return nullptr;
+  }
 
   pendingError.clear();
   if (function.releaseGil) {
