@@ -36,6 +36,7 @@ python_package = rule(
     attrs = {
         "shared_libraries": attr.label_list(allow_files = [".so"]),
         "shared_libraries_dir": attr.string(mandatory = True),
-        "srcs": attr.label_list(allow_files = [".py"]),
+        # Sources, type stubs and the PEP 561 marker `py.typed`.
+        "srcs": attr.label_list(allow_files = [".py", ".pyi", "py.typed"]),
     },
 )

@@ -8,15 +8,35 @@ becomes a Python callback through a generated trampoline that hands its
 arguments to `_mlirExecutionEngine`'s dispatcher.
 """
 
+from __future__ import annotations
+
 import ctypes
 import inspect
 import threading
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import ir
 from ._mlir_libs import _mlirExecutionEngine as _native
 from .passmanager import PassManager
+
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    from .execution_engine import ExecutionEngine
+
+    # (kind, label, dtype, shape, strides, offset): see JitCalls.cpp.
+    _ValueSpec = tuple[
+        int,
+        str,
+        np.dtype[Any] | None,
+        tuple[int, ...] | None,
+        tuple[int | None, ...] | None,
+        int | None,
+    ]
+    _F = TypeVar("_F", bound=Callable[..., Any])
 
 __all__ = ["JitModule", "jit", "DEFAULT_PIPELINE"]
 
@@ -64,14 +84,14 @@ _SUPPORTED = (
 )
 
 
-def _ml_dtype(name):
+def _ml_dtype(name: str) -> np.dtype[Any]:
     import ml_dtypes
 
-    return np.dtype(getattr(ml_dtypes, name))
+    return np.dtype(getattr(ml_dtypes, name))  # type: ignore[no-any-return]
 
 
 # numpy dtypes of memref elements, by the element type's text.
-_ELEMENT_DTYPES = {
+_ELEMENT_DTYPES: dict[str, Callable[[], np.dtype[Any]]] = {
     "i1": lambda: np.dtype(np.bool_),
     "i8": lambda: np.dtype(np.int8),
     "i16": lambda: np.dtype(np.int16),
@@ -92,7 +112,7 @@ _ELEMENT_DTYPES = {
 }
 
 
-def _scalar_kind(type_):
+def _scalar_kind(type_: ir.Type) -> int | None:
     if ir.IntegerType.isinstance(type_):
         integer = ir.IntegerType(type_)
         if integer.is_signless and integer.width in (1, 8, 16, 32, 64):
@@ -105,7 +125,7 @@ def _scalar_kind(type_):
     return _KINDS.get(str(type_)) if str(type_) in ("index", "f16", "bf16", "f32", "f64") else None
 
 
-def _value_spec(type_, label):
+def _value_spec(type_: ir.Type, label: str) -> _ValueSpec:
     """The spec tuple `_mlirExecutionEngine` converts values with."""
     kind = _scalar_kind(type_)
     if kind is not None:
@@ -131,7 +151,9 @@ def _value_spec(type_, label):
     raise TypeError(f"{label}: type {type_} is not supported; typed calls support {_SUPPORTED}")
 
 
-def _specs(function_type, name):
+def _specs(
+    function_type: ir.FunctionType, name: str
+) -> tuple[list[_ValueSpec], list[_ValueSpec]]:
     args = [
         _value_spec(t, f"argument {i} of '{name}' ({t})")
         for i, t in enumerate(function_type.inputs)
@@ -143,7 +165,7 @@ def _specs(function_type, name):
     return args, results
 
 
-def _may_run_long(operation):
+def _may_run_long(operation: ir.Operation) -> bool:
     """Whether a function body loops, branches or calls: the GIL is then
     released while it runs. Straight-line code keeps it, to stay cheap."""
     for region in operation.regions:
@@ -157,7 +179,9 @@ def _may_run_long(operation):
     return False
 
 
-def _trampoline(name, slot_address, args, results):
+def _trampoline(
+    name: str, slot_address: int, args: Sequence[_ValueSpec], results: Sequence[_ValueSpec]
+) -> str:
     """An LLVM dialect definition of the C interface of callback `name` that
     passes its arguments, in 16-byte slots, to the native dispatcher."""
     arg_types = [_LLVM_TYPES[spec[0]] for spec in args]
@@ -208,7 +232,7 @@ def _trampoline(name, slot_address, args, results):
     return "\n".join(lines)
 
 
-def _accepts_arguments(fn, count):
+def _accepts_arguments(fn: Callable[..., Any], count: int) -> bool:
     """Whether `fn` can be called with `count` positional arguments (True
     when its signature cannot be inspected)."""
     try:
@@ -227,7 +251,13 @@ class _JitState:
     created, and the callbacks. Functions refer to it; it refers to none of
     them, so a JitModule is freed by reference counting alone."""
 
-    def __init__(self, module, declarations, opt_level, shared_libs):
+    def __init__(
+        self,
+        module: ir.Module,
+        declarations: dict[str, ir.FunctionType],
+        opt_level: int,
+        shared_libs: Iterable[str],
+    ) -> None:
         from .execution_engine import ExecutionEngine
 
         self._engine_class = ExecutionEngine
@@ -235,12 +265,12 @@ class _JitState:
         self.declarations = declarations
         self.opt_level = opt_level
         self.shared_libs = list(shared_libs)
-        self.slots = {}
-        self.callbacks = {}
-        self.engine = None
+        self.slots: dict[str, _native._CallbackSlot] = {}
+        self.callbacks: dict[str, Callable[..., Any]] = {}
+        self.engine: ExecutionEngine | None = None
         self.lock = threading.Lock()
 
-    def compile(self):
+    def compile(self) -> ExecutionEngine:
         with self.lock:
             if self.engine is None:
                 missing = [name for name in self.declarations if name not in self.callbacks]
@@ -262,7 +292,7 @@ class _JitState:
                 self.engine = engine
             return self.engine
 
-    def _address_of(self, name):
+    def _address_of(self, name: str) -> int:
         return self.compile().raw_lookup("_mlir_ciface_" + name)
 
 
@@ -274,16 +304,28 @@ class JitModule:
     `func.func private @name(...)`, before the first call.
     """
 
-    def __init__(self, source, *, pipeline=None, opt_level=2, shared_libs=(), context=None):
+    if TYPE_CHECKING:
+        # Functions are also attributes: `module.<name>(*args)`.
+        def __getattr__(self, name: str) -> _native.JitFunction: ...
+
+    def __init__(
+        self,
+        source: str | ir.Module,
+        *,
+        pipeline: str | None = None,
+        opt_level: int = 2,
+        shared_libs: Iterable[str] = (),
+        context: ir.Context | None = None,
+    ) -> None:
         module = self._parse(source, context)
-        self._signatures = {}
-        declarations = {}
-        long_running = {}
+        self._signatures: dict[str, ir.FunctionType] = {}
+        declarations: dict[str, ir.FunctionType] = {}
+        long_running: dict[str, bool] = {}
         for op in module.body:
             if op.name != "func.func":
                 continue
-            name = op.attributes["sym_name"].value
-            function_type = op.attributes["function_type"].value
+            name: str = op.attributes["sym_name"].value  # type: ignore[attr-defined]
+            function_type: ir.FunctionType = op.attributes["function_type"].value  # type: ignore[attr-defined]
             self._signatures[name] = function_type
             if list(op.regions[0]):
                 long_running[name] = _may_run_long(op)
@@ -313,7 +355,7 @@ class JitModule:
                 module, ir.Module.parse("\n".join(texts), context=module.context)
             )
 
-        self._functions = {}
+        self._functions: dict[str, _native.JitFunction] = {}
         for name, is_long in long_running.items():
             args, results = specs[name]
             function = _native._make_jit_function(
@@ -324,7 +366,7 @@ class JitModule:
                 setattr(self, name, function)
 
     @staticmethod
-    def _parse(source, context):
+    def _parse(source: str | ir.Module, context: ir.Context | None) -> ir.Module:
         if isinstance(source, ir.Module):
             if context is not None and context is not source.context:
                 raise ValueError("the module belongs to another Context than `context`")
@@ -340,7 +382,7 @@ class JitModule:
                 context = ir.Context()
         return ir.Module.parse(source, context=context)
 
-    def __getitem__(self, name):
+    def __getitem__(self, name: str) -> _native.JitFunction:
         try:
             return self._functions[name]
         except KeyError:
@@ -349,7 +391,7 @@ class JitModule:
                 + ", ".join(self._functions)
             ) from None
 
-    def signature(self, name):
+    def signature(self, name: str) -> ir.FunctionType:
         """The FunctionType of `func.func @name` (a definition or a callback
         declaration)."""
         try:
@@ -358,11 +400,11 @@ class JitModule:
             raise KeyError(f"the module has no func.func '{name}'") from None
 
     @property
-    def engine(self):
+    def engine(self) -> ExecutionEngine:
         """The ExecutionEngine (created now if no function was called yet)."""
         return self._state.compile()
 
-    def register(self, name, fn):
+    def register(self, name: str, fn: Callable[..., Any]) -> None:
         """Call `fn` for `func.func private @name(...)`: its arguments arrive
         as Python scalars or numpy views valid during the call; it returns
         the declared results (a tuple for several). An exception it raises
@@ -394,20 +436,27 @@ class JitModule:
             state.callbacks[name] = fn
             state.slots[name]._set_function(fn)
 
-    def callback(self, name):
+    def callback(self, name: str) -> Callable[[_F], _F]:
         """Decorator form of `register`: `@module.callback("name")`."""
 
-        def decorate(fn):
+        def decorate(fn: _F) -> _F:
             self.register(name, fn)
             return fn
 
         return decorate
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<JitModule with functions {', '.join(self._functions)}>"
 
 
-def jit(source, *, pipeline=None, opt_level=2, shared_libs=(), context=None):
+def jit(
+    source: str | ir.Module,
+    *,
+    pipeline: str | None = None,
+    opt_level: int = 2,
+    shared_libs: Iterable[str] = (),
+    context: ir.Context | None = None,
+) -> JitModule:
     """Compile MLIR (text or an `ir.Module` not yet lowered) for typed calls.
 
     `pipeline` lowers the module to the LLVM dialect (default:

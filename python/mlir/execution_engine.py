@@ -1,14 +1,20 @@
 """The JIT execution engine, as upstream's `mlir.execution_engine`."""
 
+from __future__ import annotations
+
 import ctypes
+from typing import TYPE_CHECKING, Any
 
 from ._mlir_libs import _mlirExecutionEngine as _execution_engine
+
+if TYPE_CHECKING:
+    from _ctypes import CFuncPtr
 
 __all__ = ["ExecutionEngine", "JitModule", "jit"]
 
 
 class ExecutionEngine(_execution_engine.ExecutionEngine):
-    def lookup(self, name):
+    def lookup(self, name: str) -> CFuncPtr:
         """Look up the C interface (`_mlir_ciface_<name>`) of function `name`.
 
         Returns a ctypes function taking a pointer to the array of pointers to
@@ -19,10 +25,10 @@ class ExecutionEngine(_execution_engine.ExecutionEngine):
         )
         # The code lives in the engine: calling it after the engine is
         # collected would crash.
-        func.execution_engine = self
+        func.execution_engine = self  # type: ignore[attr-defined]
         return func
 
-    def invoke(self, name, *ctypes_args):
+    def invoke(self, name: str, *ctypes_args: Any) -> None:
         """Invoke function `name` with pointers to its arguments and results.
 
         Each argument is a ctypes pointer (`ctypes.pointer(x)`); results come
@@ -47,7 +53,7 @@ class ExecutionEngine(_execution_engine.ExecutionEngine):
             packed_args[index] = ctypes.cast(arg, ctypes.c_void_p)
         func(packed_args)
 
-    def register_runtime(self, name, ctypes_callback):
+    def register_runtime(self, name: str, ctypes_callback: CFuncPtr) -> None:
         """Make `ctypes_callback` (a ctypes CFUNCTYPE function) available to
         the jitted code as the C interface function `name`
         (`func.func private @name(...) attributes {llvm.emit_c_interface}`).

@@ -10,15 +10,21 @@ with offset and strides counted in elements (numpy counts bytes).
 """
 
 import ctypes
+import typing as _typing
 
 import numpy as np
+
+if _typing.TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import DTypeLike, NDArray
 
 # ml_dtypes provides the numpy dtypes for bfloat16 and the f8 family; it is
 # optional so that plain numpy users are not forced to install it.
 try:
     import ml_dtypes
 except ModuleNotFoundError:
-    ml_dtypes = None
+    ml_dtypes = None  # type: ignore[assignment]
 
 
 # ctypes has no complex, half or 8-bit float types, so these structures stand
@@ -47,7 +53,7 @@ class BF16(ctypes.Structure):
     _fields_ = [("bf16", ctypes.c_int16)]
 
 
-def _f8_struct(name):
+def _f8_struct(name: str) -> "type[ctypes.Structure]":
     # Each f8 type gets its own field name so the structured numpy dtypes of
     # the structs stay distinct and to_numpy can tell them apart.
     return type(name, (ctypes.Structure,), {
@@ -67,7 +73,7 @@ F8E8M0FNU = _f8_struct("F8E8M0FNU")
 
 # Struct -> name of the numpy dtype it stands for. The ml_dtypes names are
 # looked up lazily so that a missing ml_dtypes only fails when one is used.
-_STRUCT_TO_DTYPE_NAME = {
+_STRUCT_TO_DTYPE_NAME: dict[type[ctypes.Structure], str] = {
     C128: "complex128",
     C64: "complex64",
     F16: "float16",
@@ -84,7 +90,7 @@ _STRUCT_TO_DTYPE_NAME = {
 _NUMPY_NATIVE = ("complex128", "complex64", "float16")
 
 
-def _struct_dtype(struct):
+def _struct_dtype(struct: "type[ctypes.Structure]") -> "np.dtype[Any]":
     """numpy dtype that the stand-in struct `struct` represents."""
     name = _STRUCT_TO_DTYPE_NAME[struct]
     if name in _NUMPY_NATIVE:
@@ -94,13 +100,13 @@ def _struct_dtype(struct):
             f"{name} arrays need the ml_dtypes package (with {name}); "
             "install it with `pip install ml_dtypes`"
         )
-    return np.dtype(getattr(ml_dtypes, name))
+    return np.dtype(getattr(ml_dtypes, name))  # type: ignore[no-any-return]
 
 
-def _available_structs():
+def _available_structs() -> "dict[np.dtype[Any], type[ctypes.Structure]]":
     # Only the types whose numpy dtype exists here (ml_dtypes may be missing,
     # or an older one may lack some f8 types).
-    table = {}
+    table: dict[np.dtype[Any], type[ctypes.Structure]] = {}
     for struct in _STRUCT_TO_DTYPE_NAME:
         try:
             table[_struct_dtype(struct)] = struct
@@ -112,7 +118,7 @@ def _available_structs():
 _DTYPE_TO_STRUCT = _available_structs()
 
 
-def as_ctype(dtp):
+def as_ctype(dtp: "DTypeLike") -> "type[ctypes._CData]":
     """Returns the ctypes type used as memref element type for numpy `dtp`."""
     try:
         dtp = np.dtype(dtp)
@@ -122,7 +128,7 @@ def as_ctype(dtp):
     if struct is not None:
         return struct
     try:
-        return np.ctypeslib.as_ctypes_type(dtp)
+        return np.ctypeslib.as_ctypes_type(dtp)  # type: ignore[arg-type]
     except NotImplementedError as e:
         raise TypeError(
             f"as_ctype: numpy dtype {dtp} has no memref element type; supported"
@@ -131,7 +137,7 @@ def as_ctype(dtp):
         ) from e
 
 
-def to_numpy(array):
+def to_numpy(array: "NDArray[Any]") -> "NDArray[Any]":
     """Reinterprets `array` whose dtype is a stand-in struct (C64, F16, ...)
     as the numpy dtype it stands for; other arrays are returned unchanged."""
     for struct in _STRUCT_TO_DTYPE_NAME:
@@ -140,7 +146,7 @@ def to_numpy(array):
     return array
 
 
-def make_nd_memref_descriptor(rank, dtype):
+def make_nd_memref_descriptor(rank: int, dtype: "type[ctypes._CData]") -> "type[ctypes.Structure]":
     """Returns a ctypes struct class for a rank-`rank` memref of `dtype`
     (a ctypes type)."""
 
@@ -158,7 +164,7 @@ def make_nd_memref_descriptor(rank, dtype):
     return MemRefDescriptor
 
 
-def make_zero_d_memref_descriptor(dtype):
+def make_zero_d_memref_descriptor(dtype: "type[ctypes._CData]") -> "type[ctypes.Structure]":
     """Returns a ctypes struct class for a 0-d memref of `dtype` (a ctypes
     type): a rank-0 descriptor has no shape or strides."""
 
@@ -181,7 +187,7 @@ class UnrankedMemRefDescriptor(ctypes.Structure):
     _fields_ = [("rank", ctypes.c_longlong), ("descriptor", ctypes.c_void_p)]
 
 
-def _check_ndarray(nparray, fn):
+def _check_ndarray(nparray: object, fn: str) -> "NDArray[Any]":
     # numpy scalars (what ufuncs return for 0-d inputs) are immutable, so a
     # 0-d copy of one is as good as the scalar itself.
     if isinstance(nparray, np.generic):
@@ -193,7 +199,7 @@ def _check_ndarray(nparray, fn):
     return nparray
 
 
-def get_ranked_memref_descriptor(nparray):
+def get_ranked_memref_descriptor(nparray: "NDArray[Any] | np.generic[Any]") -> ctypes.Structure:
     """Returns a ranked memref descriptor viewing `nparray` (no copy)."""
     nparray = _check_ndarray(nparray, "get_ranked_memref_descriptor")
     ctp = as_ctype(nparray.dtype)
@@ -222,7 +228,9 @@ def get_ranked_memref_descriptor(nparray):
     return x
 
 
-def get_unranked_memref_descriptor(nparray):
+def get_unranked_memref_descriptor(
+    nparray: "NDArray[Any] | np.generic[Any]",
+) -> UnrankedMemRefDescriptor:
     """Returns an unranked memref descriptor viewing `nparray` (no copy)."""
     nparray = _check_ndarray(nparray, "get_unranked_memref_descriptor")
     ranked = get_ranked_memref_descriptor(nparray)
@@ -234,7 +242,9 @@ def get_unranked_memref_descriptor(nparray):
     return d
 
 
-def move_aligned_ptr_by_offset(aligned_ptr, offset):
+def move_aligned_ptr_by_offset(
+    aligned_ptr: "ctypes._Pointer[Any]", offset: int
+) -> "ctypes._Pointer[Any]":
     """Returns `aligned_ptr` (a ctypes pointer) moved ahead by `offset`
     elements."""
     addr = ctypes.cast(aligned_ptr, ctypes.c_void_p).value or 0
@@ -242,13 +252,13 @@ def move_aligned_ptr_by_offset(aligned_ptr, offset):
     return ctypes.cast(ctypes.c_void_p(addr + shift), type(aligned_ptr))
 
 
-def _element_dtype(ctp):
+def _element_dtype(ctp: "type[Any]") -> "np.dtype[Any]":
     if ctp in _STRUCT_TO_DTYPE_NAME:
         return _struct_dtype(ctp)
     return np.dtype(ctp)
 
 
-def _strided_view(desc, np_dtype):
+def _strided_view(desc: ctypes.Structure, np_dtype: "DTypeLike") -> "NDArray[Any]":
     """numpy view of the memory described by ranked descriptor `desc`."""
     np_dtype = np.dtype(np_dtype)
     shape = tuple(desc.shape) if hasattr(desc, "shape") else ()
@@ -282,13 +292,16 @@ def _strided_view(desc, np_dtype):
     )
 
 
-def unranked_memref_to_numpy(unranked_memref, np_dtype):
+def unranked_memref_to_numpy(
+    unranked_memref: "ctypes._Pointer[UnrankedMemRefDescriptor] | UnrankedMemRefDescriptor",
+    np_dtype: "DTypeLike",
+) -> "NDArray[Any]":
     """Returns a numpy view (no copy) of the memref behind `unranked_memref`,
     a ctypes pointer to an UnrankedMemRefDescriptor, with elements of
     `np_dtype`."""
     u = unranked_memref
     if not isinstance(u, UnrankedMemRefDescriptor):
-        u = unranked_memref[0]
+        u = unranked_memref[0]  # type: ignore[index]
     if u.rank < 0:
         raise ValueError(f"unranked memref has negative rank {u.rank}")
     if not u.descriptor:
@@ -302,11 +315,13 @@ def unranked_memref_to_numpy(unranked_memref, np_dtype):
     return _strided_view(desc, _element_dtype(ctp))
 
 
-def ranked_memref_to_numpy(ranked_memref):
+def ranked_memref_to_numpy(
+    ranked_memref: "ctypes._Pointer[Any] | ctypes.Structure",
+) -> "NDArray[Any]":
     """Returns a numpy view (no copy) of the memref behind `ranked_memref`,
     a ctypes pointer to a ranked (or zero-d) memref descriptor; the dtype
     follows from the descriptor's element type."""
     desc = ranked_memref
     if not isinstance(desc, ctypes.Structure):
-        desc = ranked_memref[0]
+        desc = ranked_memref[0]  # type: ignore[index]
     return _strided_view(desc, _element_dtype(desc.aligned._type_))

@@ -1,0 +1,78 @@
+# Type stubs for the `_mlirExecutionEngine` extension module
+# (lib/Bindings/Python/ExecutionEngineModule.cpp and JitCalls.cpp).
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Protocol, final, type_check_only
+
+from ._mlir.ir import Module
+
+@type_check_only
+class _Address(Protocol):
+    """A ctypes object whose `.value` is an address, such as
+    `ctypes.cast(a_CFUNCTYPE_function, ctypes.c_void_p)`."""
+
+    @property
+    def value(self) -> int | None: ...
+
+class ExecutionEngine:
+    def __init__(
+        self,
+        module: Module,
+        opt_level: int = 2,
+        shared_libs: Sequence[str] = [],
+        enable_object_dump: bool = True,
+        enable_pic: bool = False,
+    ) -> None:
+        """Raises RuntimeError if the module cannot be translated to LLVM IR
+        or a shared library cannot be loaded."""
+
+    def raw_lookup(self, func_name: str) -> int:
+        """The address of the packed wrapper `void(void **)` of `func_name`;
+        raises RuntimeError if there is none."""
+
+    def _num_packed_arguments(self, func_name: str) -> int: ...
+    def raw_register_runtime(self, name: str, callback: _Address) -> None:
+        """The engine keeps `callback` referenced for its whole lifetime."""
+
+    def initialize(self) -> None: ...
+    def dump_to_object_file(self, file_name: str) -> None: ...
+    @property
+    def _CAPIPtr(self) -> object: ...
+    @staticmethod
+    def _CAPICreate(capsule: object) -> ExecutionEngine: ...
+    def _testing_release(self) -> None: ...
+
+# The typed call layer (JitCalls.cpp), used by mlir._jit. A value spec is the
+# tuple (kind, label, dtype, shape, strides, offset) described there.
+
+@final
+class JitFunction:
+    """A function of a JitModule, called with Python values and numpy arrays.
+    Not constructible from Python: made by _make_jit_function."""
+
+    @property
+    def __name__(self) -> str: ...
+    def __call__(self, *args: Any) -> Any:
+        """None, one value, or a tuple of the declared results."""
+
+class _CallbackSlot:
+    def __init__(self, name: str, arg_specs: Iterable[Any], result_specs: Iterable[Any], /) -> None: ...
+    @property
+    def address(self) -> int: ...
+    def _set_function(self, function: Callable[..., Any], /) -> None:
+        """Borrowed: the caller keeps `function` alive."""
+
+_value_kinds: dict[str, int]
+_callback_dispatch_address: int
+
+def _make_jit_function(
+    name: str,
+    signature: str,
+    arg_specs: Iterable[Any],
+    result_specs: Iterable[Any],
+    release_gil: bool,
+    owner: object,
+    /,
+) -> JitFunction: ...
+def _mark_c_interface(module: Module, /) -> None: ...
+def _define_symbols(module: Module, definitions: Module, /) -> None: ...
