@@ -23,12 +23,13 @@ LOWER_TO_LLVM = (
 )
 
 
-@ctypes.CFUNCTYPE(ctypes.c_float, ctypes.c_float, ctypes.c_int)
-def some_callback_into_python(a, b):
+# mypy takes a class used as a decorator (CFUNCTYPE returns one) for untyped.
+@ctypes.CFUNCTYPE(ctypes.c_float, ctypes.c_float, ctypes.c_int)  # type: ignore[untyped-decorator]
+def some_callback_into_python(a: float, b: int) -> float:
     return a + b
 
 
-def main():
+def main() -> None:
     with Context():
         module = Module.parse(SOURCE)
         PassManager.parse(LOWER_TO_LLVM).run(module.operation)
