@@ -324,8 +324,8 @@ class JitModule:
         for op in module.body:
             if op.name != "func.func":
                 continue
-            name: str = op.attributes["sym_name"].value  # type: ignore[attr-defined]
-            function_type: ir.FunctionType = op.attributes["function_type"].value  # type: ignore[attr-defined]
+            name = ir.StringAttr(op.attributes["sym_name"]).value
+            function_type = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
             self._signatures[name] = function_type
             if list(op.regions[0]):
                 long_running[name] = _may_run_long(op)
@@ -340,7 +340,10 @@ class JitModule:
                     f"({self._signatures[name]})"
                 )
 
-        _native._mark_c_interface(module)
+        unit = ir.UnitAttr.get(module.context)
+        for op in module.body:
+            if op.name == "func.func":
+                op.attributes["llvm.emit_c_interface"] = unit
         PassManager.parse(pipeline or DEFAULT_PIPELINE, context=module.context).run(module)
 
         self._state = _JitState(module, declarations, opt_level, shared_libs)
@@ -376,10 +379,7 @@ class JitModule:
                 f"jit() takes MLIR text or an mlir.ir.Module, got {type(source).__name__}"
             )
         if context is None:
-            try:
-                context = ir.Context.current
-            except ValueError:
-                context = ir.Context()
+            context = ir.Context.current or ir.Context()
         return ir.Module.parse(source, context=context)
 
     def __getitem__(self, name: str) -> _native.JitFunction:

@@ -112,7 +112,7 @@ with Context():
     # CHECK: KeyError: "operation 'builtin.module' has no attribute 'nope'"
     expect_error(
         "missing attribute",
-        lambda: Module.parse(ADD).operation.get_attribute("nope"),
+        lambda: Module.parse(ADD).operation.attributes["nope"],
     )
 
     # CHECK-LABEL: CASE: invalid pass pipeline

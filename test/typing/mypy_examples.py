@@ -84,7 +84,7 @@ class TypingTest(unittest.TestCase):
                     IntegerType.get_signless("32")
                     Module.parse("module {}").operation.nmae
                     ExecutionEngine(Module.create(), opt_level="3")
-                    StringAttr(Attribute.parse('"x"'))
+                    Module.parse("module {}").operation.attributes["x"] = 3
                     severity: int = DiagnosticSeverity.ERROR
             """))
         code, output = mypy_strict(path)

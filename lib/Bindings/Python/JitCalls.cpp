@@ -968,17 +968,20 @@ void mlir::python::bindJit(py::module_ &m) {
         return py::reinterpret_steal<py::object>(
             reinterpret_cast<PyObject *>(object));
       },
+      py::arg("name"), py::arg("signature"), py::arg("arg_specs"),
+      py::arg("result_specs"), py::arg("release_gil"), py::arg("owner"),
       "Create the callable for a jitted function (see mlir._jit).");
 
   py::class_<CallbackSlot>(m, "_CallbackSlot")
       .def(py::init([](const std::string &name, py::iterable argSpecs,
                        py::iterable resultSpecs) {
-        auto *slot = new CallbackSlot;
-        slot->name = name;
-        slot->args = parseSpecs(argSpecs);
-        slot->results = parseSpecs(resultSpecs);
-        return slot;
-      }))
+             auto *slot = new CallbackSlot;
+             slot->name = name;
+             slot->args = parseSpecs(argSpecs);
+             slot->results = parseSpecs(resultSpecs);
+             return slot;
+           }),
+           py::arg("name"), py::arg("arg_specs"), py::arg("result_specs"))
       .def_property_readonly("address",
                              [](CallbackSlot &self) {
                                return reinterpret_cast<uintptr_t>(&self);
@@ -988,29 +991,10 @@ void mlir::python::bindJit(py::module_ &m) {
           [](CallbackSlot &self, py::object function) {
             self.function = function.ptr();
           },
-          "Set the Python function (borrowed: the caller keeps it alive).");
+          py::arg("function"), "Set the Python function (borrowed: the caller keeps it alive).");
 
   m.attr("_callback_dispatch_address") =
       reinterpret_cast<uintptr_t>(&mlirJitCallbackDispatch);
-
-  m.def(
-      "_mark_c_interface",
-      [](py::object module) {
-        MlirModule mlirModule =
-            unwrapCapsule(module, mlirPythonCapsuleToModule, "an mlir.ir.Module");
-        MlirContext context = mlirModuleGetContext(mlirModule);
-        for (MlirOperation op =
-                 mlirBlockGetFirstOperation(mlirModuleGetBody(mlirModule));
-             !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-          MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(op));
-          if (mlirStringRefEqual(opName,
-                                 mlirStringRefCreateFromCString("func.func")))
-            mlirOperationSetAttributeByName(
-                op, mlirStringRefCreateFromCString("llvm.emit_c_interface"),
-                mlirUnitAttrGet(context));
-        }
-      },
-      "Give every func.func of `module` a C interface.");
 
   m.def(
       "_define_symbols",
@@ -1034,6 +1018,7 @@ void mlir::python::bindJit(py::module_ &m) {
           op = next;
         }
       },
+      py::arg("module"), py::arg("definitions"),
       "Move the symbols of `definitions` into `module`, replacing the "
       "declarations of the same names.");
 }

@@ -217,6 +217,13 @@ struct PyUnrankedMemRefType : PyType {};
 struct PyFunctionType : PyType {};
 struct PyTypeAttr : PyAttribute {};
 struct PyStringAttr : PyAttribute {};
+struct PyUnitAttr : PyAttribute {};
+
+/// An optional attribute argument: None is the null attribute.
+MlirAttribute optionalAttribute(py::handle attribute) {
+  return attribute.is_none() ? mlirAttributeGetNull()
+                             : attribute.cast<PyAttribute &>().attribute;
+}
 
 py::object wrapType(MlirType type, const py::object &context) {
   PyType base{type, context};
@@ -249,6 +256,8 @@ py::object wrapAttribute(MlirAttribute attribute, const py::object &context) {
     return py::cast(PyTypeAttr{base});
   if (mlirAttributeIsAString(attribute))
     return py::cast(PyStringAttr{base});
+  if (mlirAttributeIsAUnit(attribute))
+    return py::cast(PyUnitAttr{base});
   return py::cast(base);
 }
 
@@ -269,6 +278,30 @@ py::class_<T, PyType> bindTypeSubclass(py::module_ &m, const char *name,
       .def_static(
           "isinstance",
           [isA](const PyType &type) { return isA(type.type); },
+          py::arg("other"));
+  return cls;
+}
+
+/// Binds a concrete attribute class, as bindTypeSubclass does types.
+template <typename T>
+py::class_<T, PyAttribute> bindAttributeSubclass(py::module_ &m,
+                                                 const char *name,
+                                                 bool (*isA)(MlirAttribute)) {
+  py::class_<T, PyAttribute> cls(m, name);
+  cls.def(py::init([isA, name](const PyAttribute &attribute) {
+            if (!isA(attribute.attribute))
+              throw py::value_error(
+                  "cannot cast attribute to " + std::string(name) + " (from " +
+                  printToString(mlirAttributePrint, attribute.attribute) +
+                  ")");
+            return T{attribute};
+          }),
+          py::arg("cast_from_attr"))
+      .def_static(
+          "isinstance",
+          [isA](const PyAttribute &attribute) {
+            return isA(attribute.attribute);
+          },
           py::arg("other"));
   return cls;
 }
@@ -352,7 +385,27 @@ std::string operationName(MlirOperation operation) {
   return std::string(name.data, name.length);
 }
 
-py::object operationAttribute(const PyOperation &op, const std::string &name) {
+/// The attributes of an operation, read and written in place.
+struct PyOpAttributeMap {
+  PyOperation op;
+};
+
+struct PyNamedAttribute {
+  std::string name;
+  py::object attr;
+};
+
+PyNamedAttribute namedAttribute(MlirOperation op, intptr_t index) {
+  MlirNamedAttribute named = mlirOperationGetAttribute(op, index);
+  MlirStringRef name = mlirIdentifierStr(named.name);
+  return PyNamedAttribute{
+      std::string(name.data, name.length),
+      wrapAttribute(named.attribute, contextOfOperation(op))};
+}
+
+py::object operationAttribute(const PyOpAttributeMap &map,
+                              const std::string &name) {
+  const PyOperation &op = map.op;
   MlirAttribute attribute =
       mlirOperationGetAttributeByName(op.operation, toStringRef(name));
   if (mlirAttributeIsNull(attribute))
@@ -406,15 +459,30 @@ void bindIR(py::module_ &m) {
       .value("NOTE", MlirDiagnosticNote)
       .value("REMARK", MlirDiagnosticRemark);
 
+  // Registered first, so that signatures mention them by their Python names.
+  py::class_<PyContext> contextClass(m, "Context");
+  py::class_<PyLocation> locationClass(m, "Location");
+  py::class_<PyAttribute> attributeClass(m, "Attribute");
+  py::class_<PyOperation> operationClass(m, "Operation");
+  py::class_<PyOpAttributeMap> attributeMapClass(m, "OpAttributeMap");
+  py::class_<PyNamedAttribute> namedAttributeClass(m, "NamedAttribute");
+  py::class_<PyRegion> regionClass(m, "Region");
+  py::class_<PyBlock> blockClass(m, "Block");
+
   //===--------------------------------------------------------------------===//
   // Context.
   //===--------------------------------------------------------------------===//
-  py::class_<PyContext>(m, "Context")
+  contextClass
       .def(py::init(&PyContext::create))
       .def_static("_get_live_count", &PyContext::liveCount)
       .def_property_readonly_static(
           "current",
-          [](py::object) { return resolveContext(py::none()); })
+          [](py::object) -> py::object {
+            if (enteredContexts.empty())
+              return py::none();
+            return py::reinterpret_borrow<py::object>(enteredContexts.back());
+          },
+          "The innermost Context entered on this thread, or None.")
       .def("__enter__",
            [](py::object self) { return enter(enteredContexts, self); })
       .def("__exit__",
@@ -444,12 +512,13 @@ void bindIR(py::module_ &m) {
               throw py::type_error("expected a Context capsule");
             }
             return PyContext::wrap(context);
-          });
+          },
+          py::arg("capsule"));
 
   //===--------------------------------------------------------------------===//
   // Location.
   //===--------------------------------------------------------------------===//
-  py::class_<PyLocation>(m, "Location")
+  locationClass
       .def_static(
           "unknown",
           [](py::object context) {
@@ -472,12 +541,12 @@ void bindIR(py::module_ &m) {
           py::arg("context") = py::none())
       .def_property_readonly_static(
           "current",
-          [](py::object) {
+          [](py::object) -> py::object {
             if (enteredLocations.empty())
-              throw py::value_error("no current Location: use `with "
-                                    "Location.unknown():`");
+              return py::none();
             return py::reinterpret_borrow<py::object>(enteredLocations.back());
-          })
+          },
+          "The innermost Location entered on this thread, or None.")
       .def("__enter__",
            [](py::object self) {
              // Entering a location also makes its context current.
@@ -654,17 +723,20 @@ class MLIRError(Exception):
       .def_static(
           "get",
           [](std::vector<int64_t> shape, const PyType &elementType,
-             py::object loc) {
+             py::object layout, py::object memorySpace, py::object loc) {
             PyLocation location = resolveLocation(loc);
             ErrorCapture errors(elementType.context);
             MlirType type = mlirMemRefTypeGetChecked(
                 location.location, elementType.type, shape.size(),
-                shape.data(), mlirAttributeGetNull(), mlirAttributeGetNull());
+                shape.data(), optionalAttribute(layout),
+                optionalAttribute(memorySpace));
             if (mlirTypeIsNull(type))
               errors.raise("Invalid type");
             return PyMemRefType{{type, elementType.context}};
           },
-          py::arg("shape"), py::arg("element_type"), py::arg("loc") = py::none())
+          py::arg("shape"), py::arg("element_type"),
+          py::arg("layout") = py::none(), py::arg("memory_space") = py::none(),
+          py::arg("loc") = py::none())
       .def_property_readonly(
           "element_type",
           [](PyType &self) {
@@ -702,16 +774,19 @@ class MLIRError(Exception):
                                          mlirTypeIsAUnrankedMemRef)
       .def_static(
           "get",
-          [](const PyType &elementType, py::object memorySpace) {
-            MlirAttribute space =
-                memorySpace.is_none()
-                    ? mlirAttributeGetNull()
-                    : memorySpace.cast<PyAttribute &>().attribute;
-            return PyUnrankedMemRefType{
-                {mlirUnrankedMemRefTypeGet(elementType.type, space),
-                 elementType.context}};
+          [](const PyType &elementType, py::object memorySpace,
+             py::object loc) {
+            PyLocation location = resolveLocation(loc);
+            ErrorCapture errors(elementType.context);
+            MlirType type = mlirUnrankedMemRefTypeGetChecked(
+                location.location, elementType.type,
+                optionalAttribute(memorySpace));
+            if (mlirTypeIsNull(type))
+              errors.raise("Invalid type");
+            return PyUnrankedMemRefType{{type, elementType.context}};
           },
-          py::arg("element_type"), py::arg("memory_space") = py::none())
+          py::arg("element_type"), py::arg("memory_space") = py::none(),
+          py::arg("loc") = py::none())
       .def_property_readonly("element_type", [](PyType &self) {
         return wrapType(mlirShapedTypeGetElementType(self.type), self.context);
       });
@@ -755,7 +830,7 @@ class MLIRError(Exception):
   //===--------------------------------------------------------------------===//
   // Attributes.
   //===--------------------------------------------------------------------===//
-  py::class_<PyAttribute>(m, "Attribute")
+  attributeClass
       .def(py::init([](const PyAttribute &attribute) { return attribute; }),
            py::arg("cast_from_attr"))
       .def_static(
@@ -792,22 +867,18 @@ class MLIRError(Exception):
         return printToString(mlirAttributePrint, self.attribute);
       });
 
-  py::class_<PyTypeAttr, PyAttribute>(m, "TypeAttr")
+  bindAttributeSubclass<PyTypeAttr>(m, "TypeAttr", mlirAttributeIsAType)
       .def_static(
           "get",
-          [](const PyType &type) {
+          [](const PyType &type, py::object context) {
             return PyTypeAttr{{mlirTypeAttrGet(type.type), type.context}};
           },
-          py::arg("value"))
-      .def_static(
-          "isinstance",
-          [](const PyAttribute &a) { return mlirAttributeIsAType(a.attribute); },
-          py::arg("other"))
+          py::arg("value"), py::arg("context") = py::none())
       .def_property_readonly("value", [](PyAttribute &self) {
         return wrapType(mlirTypeAttrGetValue(self.attribute), self.context);
       });
 
-  py::class_<PyStringAttr, PyAttribute>(m, "StringAttr")
+  bindAttributeSubclass<PyStringAttr>(m, "StringAttr", mlirAttributeIsAString)
       .def_static(
           "get",
           [](const std::string &value, py::object context) {
@@ -817,16 +888,19 @@ class MLIRError(Exception):
                  context}};
           },
           py::arg("value"), py::arg("context") = py::none())
-      .def_static(
-          "isinstance",
-          [](const PyAttribute &a) {
-            return mlirAttributeIsAString(a.attribute);
-          },
-          py::arg("other"))
       .def_property_readonly("value", [](PyAttribute &self) {
         MlirStringRef value = mlirStringAttrGetValue(self.attribute);
         return std::string(value.data, value.length);
       });
+
+  bindAttributeSubclass<PyUnitAttr>(m, "UnitAttr", mlirAttributeIsAUnit)
+      .def_static(
+          "get",
+          [](py::object context) {
+            context = resolveContext(context);
+            return PyUnitAttr{{mlirUnitAttrGet(contextOf(context)), context}};
+          },
+          py::arg("context") = py::none());
 
   //===--------------------------------------------------------------------===//
   // Module, Operation, Region, Block.
@@ -882,7 +956,7 @@ class MLIRError(Exception):
                 mlirPythonModuleToCapsule(self.module));
           });
 
-  py::class_<PyOperation>(m, "Operation")
+  operationClass
       .def_property_readonly("name",
                              [](PyOperation &self) {
                                return operationName(self.operation);
@@ -895,19 +969,7 @@ class MLIRError(Exception):
                              })
       .def_property_readonly(
           "attributes",
-          [](PyOperation &self) {
-            py::dict attributes;
-            for (intptr_t i = 0,
-                          e = mlirOperationGetNumAttributes(self.operation);
-                 i < e; ++i) {
-              MlirNamedAttribute named =
-                  mlirOperationGetAttribute(self.operation, i);
-              MlirStringRef name = mlirIdentifierStr(named.name);
-              attributes[py::str(name.data, name.length)] = wrapAttribute(
-                  named.attribute, contextOfOperation(self.operation));
-            }
-            return attributes;
-          })
+          [](PyOperation &self) { return PyOpAttributeMap{self}; })
       .def_property_readonly(
           "regions",
           [](PyOperation &self) {
@@ -926,18 +988,77 @@ class MLIRError(Exception):
                errors.raise("Verification failed");
              return true;
            })
-      .def("get_attribute", &operationAttribute, py::arg("name"))
       .def("__str__", [](PyOperation &self) {
         return printToString(mlirOperationPrint, self.operation);
       });
 
-  py::class_<PyRegion>(m, "Region")
+  attributeMapClass
+      .def("__getitem__", &operationAttribute, py::arg("name"))
+      .def(
+          "__getitem__",
+          [](PyOpAttributeMap &self, intptr_t index) {
+            MlirOperation op = self.op.operation;
+            if (index < 0)
+              index += mlirOperationGetNumAttributes(op);
+            if (index < 0 || index >= mlirOperationGetNumAttributes(op))
+              throw py::index_error("attribute index out of range");
+            return namedAttribute(op, index);
+          },
+          py::arg("index"))
+      .def(
+          "__setitem__",
+          [](PyOpAttributeMap &self, const std::string &name,
+             const PyAttribute &attribute) {
+            mlirOperationSetAttributeByName(self.op.operation,
+                                            toStringRef(name),
+                                            attribute.attribute);
+          },
+          py::arg("name"), py::arg("attr"))
+      .def(
+          "__delitem__",
+          [](PyOpAttributeMap &self, const std::string &name) {
+            if (!mlirOperationRemoveAttributeByName(self.op.operation,
+                                                    toStringRef(name)))
+              throw py::key_error("operation '" +
+                                  operationName(self.op.operation) +
+                                  "' has no attribute '" + name + "'");
+          },
+          py::arg("name"))
+      .def(
+          "__contains__",
+          [](PyOpAttributeMap &self, const std::string &name) {
+            return !mlirAttributeIsNull(mlirOperationGetAttributeByName(
+                self.op.operation, toStringRef(name)));
+          },
+          py::arg("name"))
+      .def("__len__",
+           [](PyOpAttributeMap &self) {
+             return mlirOperationGetNumAttributes(self.op.operation);
+           })
+      .def("__iter__", [](PyOpAttributeMap &self) {
+        MlirOperation op = self.op.operation;
+        py::list named;
+        for (intptr_t i = 0, e = mlirOperationGetNumAttributes(op); i < e;
+             ++i)
+          named.append(namedAttribute(op, i));
+        return py::iter(named);
+      });
+
+  namedAttributeClass
+      .def_readonly("name", &PyNamedAttribute::name)
+      .def_readonly("attr", &PyNamedAttribute::attr)
+      .def("__repr__", [](PyNamedAttribute &self) {
+        return "NamedAttribute(" + self.name + "=" +
+               std::string(py::str(self.attr)) + ")";
+      });
+
+  regionClass
       .def_property_readonly("blocks", &regionBlocks)
       .def("__iter__", [](PyRegion &self) {
         return py::iter(py::cast(regionBlocks(self)));
       });
 
-  py::class_<PyBlock>(m, "Block")
+  blockClass
       .def_property_readonly("operations", &blockOperations)
       .def("__iter__",
            [](PyBlock &self) {

@@ -4,7 +4,7 @@
 # raise ValueError when there is none.
 
 from collections.abc import Iterator, Sequence
-from typing import ClassVar, Never, Self
+from typing import ClassVar, Never, Self, overload
 
 class DiagnosticSeverity:
     """A pybind11 enum (not an enum.Enum)."""
@@ -28,8 +28,8 @@ class DiagnosticSeverity:
     def value(self) -> int: ...
 
 class Context:
-    # A read-only static property: raises ValueError outside `with Context():`.
-    current: ClassVar[Context]
+    # A read-only static property: None outside `with Context():`.
+    current: ClassVar[Context | None]
     def __init__(self) -> None: ...
     @staticmethod
     def _get_live_count() -> int: ...
@@ -42,14 +42,14 @@ class Context:
     @property
     def _CAPIPtr(self) -> object: ...
     @staticmethod
-    def _CAPICreate(capsule: object, /) -> Context: ...
+    def _CAPICreate(capsule: object) -> Context: ...
 
 class Location:
     def __init__(self, *args: Never, **kwargs: Never) -> None:
         """No constructor is bound: raises TypeError."""
 
-    # A read-only static property: raises ValueError outside `with <Location>:`.
-    current: ClassVar[Location]
+    # A read-only static property: None outside `with <Location>:`.
+    current: ClassVar[Location | None]
     @staticmethod
     def unknown(context: Context | None = None) -> Location: ...
     @staticmethod
@@ -169,7 +169,14 @@ class MemRefType(Type):
     @staticmethod
     def isinstance(other: Type) -> bool: ...
     @staticmethod
-    def get(shape: Sequence[int], element_type: Type, loc: Location | None = None) -> MemRefType: ...
+    def get(
+        shape: Sequence[int],
+        element_type: Type,
+        layout: Attribute | None = None,
+        memory_space: Attribute | None = None,
+        loc: Location | None = None,
+    ) -> MemRefType:
+        """Raises MLIRError for an invalid combination."""
     @property
     def element_type(self) -> Type: ...
     @property
@@ -193,7 +200,10 @@ class UnrankedMemRefType(Type):
     @staticmethod
     def isinstance(other: Type) -> bool: ...
     @staticmethod
-    def get(element_type: Type, memory_space: Attribute | None = None) -> UnrankedMemRefType: ...
+    def get(
+        element_type: Type, memory_space: Attribute | None = None, loc: Location | None = None
+    ) -> UnrankedMemRefType:
+        """Raises MLIRError for an invalid combination."""
     @property
     def element_type(self) -> Type: ...
 
@@ -225,19 +235,19 @@ class Attribute:
     def __str__(self) -> str: ...
 
 class TypeAttr(Attribute):
-    def __init__(self, *args: Never, **kwargs: Never) -> None:
-        """No cast constructor is bound (upstream has one): raises TypeError."""
+    def __init__(self, cast_from_attr: Attribute) -> None:
+        """Raises ValueError if `cast_from_attr` is another kind of attribute."""
 
     @staticmethod
-    def get(value: Type) -> TypeAttr: ...
+    def get(value: Type, context: Context | None = None) -> TypeAttr: ...
     @staticmethod
     def isinstance(other: Attribute) -> bool: ...
     @property
     def value(self) -> Type: ...
 
 class StringAttr(Attribute):
-    def __init__(self, *args: Never, **kwargs: Never) -> None:
-        """No cast constructor is bound (upstream has one): raises TypeError."""
+    def __init__(self, cast_from_attr: Attribute) -> None:
+        """Raises ValueError if `cast_from_attr` is another kind of attribute."""
 
     @staticmethod
     def get(value: str, context: Context | None = None) -> StringAttr: ...
@@ -245,6 +255,46 @@ class StringAttr(Attribute):
     def isinstance(other: Attribute) -> bool: ...
     @property
     def value(self) -> str: ...
+
+class UnitAttr(Attribute):
+    def __init__(self, cast_from_attr: Attribute) -> None:
+        """Raises ValueError if `cast_from_attr` is another kind of attribute."""
+
+    @staticmethod
+    def get(context: Context | None = None) -> UnitAttr: ...
+    @staticmethod
+    def isinstance(other: Attribute) -> bool: ...
+
+class NamedAttribute:
+    def __init__(self, *args: Never, **kwargs: Never) -> None:
+        """No constructor is bound: raises TypeError."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def attr(self) -> Attribute: ...
+
+class OpAttributeMap:
+    """An operation's attributes, read and written in place."""
+
+    def __init__(self, *args: Never, **kwargs: Never) -> None:
+        """No constructor is bound: raises TypeError."""
+
+    @overload
+    def __getitem__(self, name: str) -> Attribute:
+        """Raises KeyError if the operation has no attribute `name`."""
+
+    @overload
+    def __getitem__(self, index: int) -> NamedAttribute:
+        """Raises IndexError past the end; iteration yields NamedAttributes."""
+
+    def __setitem__(self, name: str, attr: Attribute) -> None: ...
+    def __delitem__(self, name: str) -> None:
+        """Raises KeyError if the operation has no attribute `name`."""
+
+    def __contains__(self, name: str) -> bool: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[NamedAttribute]: ...
 
 class Module:
     def __init__(self, *args: Never, **kwargs: Never) -> None:
@@ -278,16 +328,12 @@ class Operation:
     @property
     def context(self) -> Context: ...
     @property
-    def attributes(self) -> dict[str, Attribute]:
-        """A new dict each time, of the most specific Attribute subclasses."""
+    def attributes(self) -> OpAttributeMap: ...
 
     @property
     def regions(self) -> list[Region]: ...
     def verify(self) -> bool:
         """True, or raises MLIRError."""
-
-    def get_attribute(self, name: str) -> Attribute:
-        """Raises KeyError if the operation has no attribute `name`."""
 
     def __str__(self) -> str: ...
 
