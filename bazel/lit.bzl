@@ -32,6 +32,7 @@ def lit_test(name, src, tools = [], env = {}, data = [], deps = [], **kwargs):
         data = [
             src,
             "//test:lit.cfg.py",
+            "//test:lsan_suppressions.txt",
             "@llvm-project//llvm:FileCheck",
         ] + tools + env.values() + data,
         python_version = "PY3",

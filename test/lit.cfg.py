@@ -25,7 +25,38 @@ for param, value in lit_config.params.items():
         config.environment[param[len("env."):]] = os.path.realpath(value)
 
 # Python tests import the `mlir` package and numpy from Bazel's PYTHONPATH.
+# The settings of test/sanitized.sh (`--config=asan`) pass through.
 config.substitutions.append(("%PYTHON", sys.executable))
-for name in ["PYTHONPATH", "TEST_TMPDIR", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LD_PRELOAD"]:
+for name in [
+    "PYTHONPATH",
+    "TEST_TMPDIR",
+    "LD_PRELOAD",
+    "ASAN_OPTIONS",
+    "LSAN_OPTIONS",
+    "UBSAN_OPTIONS",
+    "PYTHONMALLOC",
+    "MLIR_SANITIZERS",
+]:
     if name in os.environ:
         config.environment[name] = os.environ[name]
+
+# Under AddressSanitizer, lit tests check for leaks too, with suppressions for
+# what CPython keeps until exit by design. LSAN_OPTIONS given in the
+# environment come last, so LSAN_OPTIONS=detect_leaks=0 turns it off.
+if "address" in os.environ.get("MLIR_SANITIZERS", "").split(","):
+    suppressions = os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "lsan_suppressions.txt"
+    )
+    config.environment["ASAN_OPTIONS"] = ":".join(
+        filter(None, [os.environ.get("ASAN_OPTIONS"), "detect_leaks=1"])
+    )
+    config.environment["LSAN_OPTIONS"] = ":".join(
+        filter(
+            None,
+            [
+                "suppressions=" + suppressions,
+                "print_suppressions=0",
+                os.environ.get("LSAN_OPTIONS"),
+            ],
+        )
+    )
