@@ -36,6 +36,10 @@ for name in [
     "UBSAN_OPTIONS",
     "PYTHONMALLOC",
     "MLIR_SANITIZERS",
+    # Sizes of test/python/fuzz.py and stress.py.
+    "FUZZ_SCALE",
+    "STRESS_THREADS",
+    "STRESS_SECONDS",
 ]:
     if name in os.environ:
         config.environment[name] = os.environ[name]

@@ -1,19 +1,20 @@
 # RUN: %PYTHON %s | FileCheck %s
 #
 # Fuzzes the Python API with hypothesis: random and mutated MLIR text into
-# Module.parse, pass pipelines into PassManager.parse and run, engine options,
-# random argument lists into ExecutionEngine.invoke and into typed calls
-# (mlir.execution_engine.jit), random names into lookup and
-# register_runtime. Nothing may crash the process, and every failure must be
-# a Python exception of an expected type, with a message.
+# Module.parse, pass pipelines into PassManager.parse and run, attribute
+# edits, engine options, random argument lists into ExecutionEngine.invoke
+# and into typed calls (mlir.execution_engine.jit), random names into lookup
+# and register_runtime. Nothing may crash the process, and every failure must
+# be a Python exception of an expected type, with a message.
 #
 # Each batch runs in an interpreter of its own (`fuzz.py BATCH`): a crash
 # fails that batch, which then prints the example it was running. Examples
 # are derandomized and their number fixed, so the test is deterministic and
-# takes seconds; FUZZ_SCALE=20 runs twenty times as many (new examples too).
+# takes seconds; FUZZ_SCALE=20 runs twenty times as many, random ones.
 #
 # To add a batch: write `def batch_<name>():` running a @given test through
-# `fuzz(...)`, calling the API through `attempt(...)`, and add it to BATCHES.
+# `fuzz(...)` and calling the API through `attempt(...)`, and a CHECK line
+# for it at the end of the file.
 
 import collections
 import ctypes
@@ -57,6 +58,9 @@ EXPECTED = (MLIRError, ValueError, TypeError, RuntimeError, KeyError)
 EXPECTED_NAMES = sorted(e.__name__ for e in EXPECTED)
 
 SCALE = int(os.environ.get("FUZZ_SCALE", "1"))
+# Sanitized builds (--config=asan) run several times slower: half as many
+# examples there.
+SANITIZED_FACTOR = 0.5 if os.environ.get("MLIR_SANITIZERS") else 1.0
 
 # Cases that crash today, left out until they raise (issue 6):
 # - invoke() with a null pointer: the jitted code dereferences it.
@@ -108,7 +112,8 @@ def attempt(label, fn, *args, allowed=(), **kwargs):
 
 
 def fuzz(max_examples, strategy):
-    """Runs the decorated test on `max_examples * FUZZ_SCALE` examples."""
+    """Runs the decorated test on `max_examples * FUZZ_SCALE` examples
+    (half as many when sanitized)."""
 
     def decorate(test):
         def counted(case):
@@ -122,7 +127,7 @@ def fuzz(max_examples, strategy):
 
         counted.__name__ = test.__name__
         return settings(
-            max_examples=max_examples * SCALE,
+            max_examples=max(1, int(max_examples * SCALE * SANITIZED_FACTOR)),
             derandomize=SCALE == 1,
             database=None,
             deadline=None,
