@@ -36,6 +36,7 @@ for name in [
     "UBSAN_OPTIONS",
     "PYTHONMALLOC",
     "MLIR_SANITIZERS",
+    "MLIR_LEAK_CHECK",
     # Sizes of test/python/fuzz.py and stress.py.
     "FUZZ_SCALE",
     "STRESS_THREADS",
@@ -44,10 +45,10 @@ for name in [
     if name in os.environ:
         config.environment[name] = os.environ[name]
 
-# Under AddressSanitizer, lit tests check for leaks too, with suppressions for
-# what CPython keeps until exit by design. LSAN_OPTIONS given in the
-# environment come last, so LSAN_OPTIONS=detect_leaks=0 turns it off.
-if "address" in os.environ.get("MLIR_SANITIZERS", "").split(","):
+# LeakSanitizer, with --config=lsan (MLIR_LEAK_CHECK=1): in lit RUN lines,
+# with suppressions for what CPython keeps until exit by design. Options given
+# in the environment come last.
+if os.environ.get("MLIR_LEAK_CHECK") == "1":
     suppressions = os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "lsan_suppressions.txt"
     )
