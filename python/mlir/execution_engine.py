@@ -40,6 +40,7 @@ class ExecutionEngine(_execution_engine.ExecutionEngine):
                 f"'{name}' takes {expected} pointer arguments (one for each "
                 f"argument, then one for the result), got {len(ctypes_args)}"
             )
+        packed_args = (ctypes.c_void_p * len(ctypes_args))()
         for index, arg in enumerate(ctypes_args):
             if not isinstance(arg, (ctypes._Pointer, ctypes.Array, ctypes.c_void_p)):
                 raise TypeError(
@@ -47,10 +48,11 @@ class ExecutionEngine(_execution_engine.ExecutionEngine):
                     f"such as ctypes.pointer(ctypes.c_int(1)), got "
                     f"{type(arg).__name__}"
                 )
+            address = ctypes.cast(arg, ctypes.c_void_p).value
+            if not address:
+                raise ValueError(f"argument {index} of '{name}' is a null pointer")
+            packed_args[index] = address
         func = self.lookup(name)
-        packed_args = (ctypes.c_void_p * len(ctypes_args))()
-        for index, arg in enumerate(ctypes_args):
-            packed_args[index] = ctypes.cast(arg, ctypes.c_void_p)
         func(packed_args)
 
     def register_runtime(self, name: str, ctypes_callback: CFuncPtr) -> None:

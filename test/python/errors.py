@@ -152,7 +152,7 @@ with Context():
     )
 
     # CHECK-LABEL: CASE: unloadable shared library
-    # CHECK: RuntimeError: Failure while creating the ExecutionEngine. cannot load shared library '/nonexistent/libfoo.so': /nonexistent/libfoo.so: cannot open shared object file
+    # CHECK: RuntimeError: Failure while creating the ExecutionEngine. cannot load shared library '/nonexistent/libfoo.so': no such file; give the library file's path
     expect_error(
         "unloadable shared library",
         lambda: ExecutionEngine(lowered(ADD), shared_libs=["/nonexistent/libfoo.so"]),
@@ -266,6 +266,73 @@ with Context():
         lambda: Context().__exit__(None, None, None),
     )
 
+# Objects of two contexts must not refer to each other.
+with Context():
+    inner_attr = StringAttr.get("g", context=Context())
+
+    # CHECK-LABEL: CASE: attribute of another context
+    # CHECK: ValueError: the attribute belongs to another Context
+    expect_error(
+        "attribute of another context",
+        lambda: Module.parse("func.func private @f()").body.operations[0].attributes.__setitem__(
+            "sym_name", inner_attr
+        ),
+    )
+
+    # CHECK-LABEL: CASE: type of another context
+    # CHECK: ValueError: input type f32 belongs to another Context
+    expect_error(
+        "type of another context",
+        lambda: FunctionType.get([F32Type.get(context=Context())], []),
+    )
+
+    # CHECK-LABEL: CASE: inherent attribute of the wrong kind
+    # CHECK: ValueError: cannot set 'overflowFlags' of 'arith.addi' to unit: the operation's inherent attribute is of another kind
+    def set_overflow_flags():
+        module = Module.parse(ADD)
+        addi = module.body.operations[0].regions[0].blocks[0].operations[0]
+        try:
+            addi.attributes["overflowFlags"] = UnitAttr.get()
+        finally:
+            str(module)  # still printable
+
+    expect_error("inherent attribute of the wrong kind", set_overflow_flags)
+
+    # CHECK-LABEL: CASE: deleting an inherent attribute
+    # CHECK: ValueError: cannot delete 'sym_name': it is an inherent attribute of 'func.func' (set it instead)
+    expect_error(
+        "deleting an inherent attribute",
+        lambda: Module.parse(ADD).body.operations[0].attributes.__delitem__("sym_name"),
+    )
+
+    # CHECK-LABEL: CASE: input nested too deeply
+    # CHECK: ValueError: the input nests brackets more than 1000 deep, beyond what MLIR's parser can recurse
+    expect_error("input nested too deeply", lambda: Attribute.parse("[" * 20000 + "]" * 20000))
+
+    # CHECK-LABEL: CASE: integer too wide
+    # CHECK: ValueError: integer width 16777216 is larger than MLIR's maximum, 16777215
+    expect_error("integer too wide", lambda: IntegerType.get_signless(1 << 24))
+
+    # CHECK-LABEL: CASE: shared library by bare name
+    # CHECK: RuntimeError: Failure while creating the ExecutionEngine. cannot load shared library 'libm.so.6': no such file; give the library file's path
+    expect_error(
+        "shared library by bare name",
+        lambda: ExecutionEngine(lowered(ADD), shared_libs=["libm.so.6"]),
+    )
+
+    # CHECK-LABEL: CASE: invoke with a null pointer
+    # CHECK: ValueError: argument 0 of 'add' is a null pointer
+    expect_error(
+        "invoke with a null pointer",
+        lambda: ExecutionEngine(lowered(ADD)).invoke(
+            "add",
+            ctypes.POINTER(ctypes.c_int64)(),
+            ctypes.pointer(ctypes.c_int64()),
+            ctypes.pointer(ctypes.c_int64()),
+        ),
+    )
+    del inner_attr
+
 # Typed calls check everything before native code runs.
 TYPED = jit(
     """
@@ -311,6 +378,21 @@ TYPED.register("hook", lambda a: a * 100)
 # CHECK-LABEL: CASE: callback result out of range
 # CHECK: ValueError: result 0 of 'hook' (i8): 300 is out of range [-128, 127]
 expect_error("callback result out of range", lambda: TYPED.call(3))
+
+# CHECK-LABEL: CASE: callback result of the wrong kind
+# CHECK: TypeError: result 0 of 'hook' (f32): expected a float, got numpy.complex64
+TYPED_COMPLEX = jit(
+    """
+    func.func @call(%a: f32) -> f32 {
+      %r = func.call @hook(%a) : (f32) -> f32
+      return %r : f32
+    }
+    func.func private @hook(f32) -> f32
+    """
+)
+TYPED_COMPLEX.register("hook", lambda a: np.complex64(1 + 2j))
+expect_error("callback result of the wrong kind", lambda: TYPED_COMPLEX.call(1.0))
+del TYPED_COMPLEX
 
 # CHECK-LABEL: CASE: callback registered after the first call
 # CHECK: RuntimeError: cannot register callback 'hook': the module was compiled by its first call; register callbacks before calling

@@ -62,14 +62,11 @@ SCALE = int(os.environ.get("FUZZ_SCALE", "1"))
 # examples there.
 SANITIZED_FACTOR = 0.5 if os.environ.get("MLIR_SANITIZERS") else 1.0
 
-# Cases that crash today, left out until they raise (issue 6):
-# - invoke() with a null pointer: the jitted code dereferences it.
-NULL_POINTERS_RAISE = False
-# - Operation.attributes[name] = value of the wrong kind for an inherent
-#   attribute (arith.addi's overflowFlags = unit): the op is left with a null
-#   property, and printing it crashes. Until then, only discardable
-#   attributes are set.
-INHERENT_ATTRIBUTES_CHECKED = False
+# Cases that crashed once, now fuzzed: invoke() with a null pointer, and
+# Operation.attributes[name] = a value of the wrong kind for an inherent
+# attribute (arith.addi's overflowFlags = unit).
+NULL_POINTERS_RAISE = True
+INHERENT_ATTRIBUTES_CHECKED = True
 
 #===------------------------------------------------------------------------===#
 # Running examples.
@@ -523,7 +520,8 @@ def batch_mutate():
                 if value is None:
                     attempt("del attributes[]", op.attributes.__delitem__, name)
                 else:
-                    op.attributes[name] = Attribute.parse(value)
+                    attempt("attributes[] =", op.attributes.__setitem__, name,
+                            Attribute.parse(value))
             str(module)
             ok, _ = attempt("verify", module.operation.verify)
             if not ok:

@@ -299,8 +299,10 @@ bool toDouble(PyObject *object, const ValueSpec &spec, double &value) {
     value = PyFloat_AS_DOUBLE(object);
     return true;
   }
-  if (PyComplex_Check(object) || PyUnicode_Check(object) ||
-      PyBytes_Check(object))
+  // A complex (numpy's complex64 is no Python complex) would lose its
+  // imaginary part.
+  if (PyComplex_Check(object) || PyArray_IsScalar(object, ComplexFloating) ||
+      PyUnicode_Check(object) || PyBytes_Check(object))
     return fail(PyExc_TypeError, spec,
                 std::string("expected a float, got ") + typeName(object));
   value = PyFloat_AsDouble(object);

@@ -114,6 +114,39 @@ MlirContext contextOf(const py::object &context) {
   return context.cast<PyContext &>().get();
 }
 
+/// Raises ValueError unless `actual` is `expected`: MLIR objects of different
+/// contexts must not refer to each other (one may be freed first).
+void requireSameContext(MlirContext expected, MlirContext actual,
+                        const std::string &what) {
+  if (!mlirContextEqual(expected, actual))
+    throw py::value_error(what + " belongs to another Context");
+}
+
+/// MLIR's parsers recurse on nesting: deep enough input overflows the stack.
+/// Raises ValueError for input nesting brackets deeper than any real IR.
+void checkNesting(const std::string &text) {
+  constexpr int kMaxDepth = 1000;
+  int depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"') { // skip a string literal
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\')
+          ++i;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i < text.size() && text[i] != '\n')
+        ++i;
+    } else if (c == '(' || c == '[' || c == '{') {
+      if (++depth > kMaxDepth)
+        throw py::value_error("the input nests brackets more than " +
+                              std::to_string(kMaxDepth) +
+                              " deep, beyond what MLIR's parser can recurse");
+    } else if (c == ')' || c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Values that live in a context: Location, Type, Attribute.
 //===----------------------------------------------------------------------===//
@@ -306,6 +339,14 @@ py::class_<T, PyAttribute> bindAttributeSubclass(py::module_ &m,
   return cls;
 }
 
+void checkIntegerWidth(unsigned width) {
+  constexpr unsigned kMaxWidth = (1u << 24) - 1; // IntegerType::kMaxWidth
+  if (width > kMaxWidth)
+    throw py::value_error("integer width " + std::to_string(width) +
+                          " is larger than MLIR's maximum, " +
+                          std::to_string(kMaxWidth));
+}
+
 /// A builtin type class with a `get(context=None)` factory.
 template <typename T>
 void bindSimpleType(py::module_ &m, const char *name, bool (*isA)(MlirType),
@@ -439,6 +480,7 @@ public:
   /// Appends `pipeline` (textual form), raising ValueError with the parser's
   /// message if it is not valid.
   void addPipeline(const std::string &pipeline) {
+    checkNesting(pipeline);
     std::string error;
     MlirLogicalResult status = mlirOpPassManagerAddPipeline(
         mlirPassManagerGetAsOpPassManager(pm), toStringRef(pipeline),
@@ -618,6 +660,7 @@ class MLIRError(Exception):
           "parse",
           [](const std::string &asm_, py::object context) {
             context = resolveContext(context);
+            checkNesting(asm_);
             ErrorCapture errors(context);
             MlirType type =
                 mlirTypeParseGet(contextOf(context), toStringRef(asm_));
@@ -657,6 +700,7 @@ class MLIRError(Exception):
       .def_static(
           "get_signless",
           [](unsigned width, py::object context) {
+            checkIntegerWidth(width);
             context = resolveContext(context);
             return PyIntegerType{
                 {mlirIntegerTypeGet(contextOf(context), width), context}};
@@ -665,6 +709,7 @@ class MLIRError(Exception):
       .def_static(
           "get_signed",
           [](unsigned width, py::object context) {
+            checkIntegerWidth(width);
             context = resolveContext(context);
             return PyIntegerType{
                 {mlirIntegerTypeSignedGet(contextOf(context), width), context}};
@@ -673,6 +718,7 @@ class MLIRError(Exception):
       .def_static(
           "get_unsigned",
           [](unsigned width, py::object context) {
+            checkIntegerWidth(width);
             context = resolveContext(context);
             return PyIntegerType{{mlirIntegerTypeUnsignedGet(
                                       contextOf(context), width),
@@ -725,6 +771,15 @@ class MLIRError(Exception):
           [](std::vector<int64_t> shape, const PyType &elementType,
              py::object layout, py::object memorySpace, py::object loc) {
             PyLocation location = resolveLocation(loc);
+            MlirContext context = contextOf(elementType.context);
+            requireSameContext(context, mlirLocationGetContext(location.location),
+                               "the location");
+            for (py::handle attribute : {layout, memorySpace})
+              if (!attribute.is_none())
+                requireSameContext(
+                    context,
+                    mlirAttributeGetContext(attribute.cast<PyAttribute &>().attribute),
+                    "the layout or memory space");
             ErrorCapture errors(elementType.context);
             MlirType type = mlirMemRefTypeGetChecked(
                 location.location, elementType.type, shape.size(),
@@ -777,6 +832,15 @@ class MLIRError(Exception):
           [](const PyType &elementType, py::object memorySpace,
              py::object loc) {
             PyLocation location = resolveLocation(loc);
+            MlirContext context = contextOf(elementType.context);
+            requireSameContext(context, mlirLocationGetContext(location.location),
+                               "the location");
+            if (!memorySpace.is_none())
+              requireSameContext(
+                  context,
+                  mlirAttributeGetContext(
+                      memorySpace.cast<PyAttribute &>().attribute),
+                  "the memory space");
             ErrorCapture errors(elementType.context);
             MlirType type = mlirUnrankedMemRefTypeGetChecked(
                 location.location, elementType.type,
@@ -798,10 +862,18 @@ class MLIRError(Exception):
              py::object context) {
             context = resolveContext(context);
             std::vector<MlirType> in, out;
-            for (PyType &t : inputs)
+            for (PyType &t : inputs) {
+              requireSameContext(contextOf(context), mlirTypeGetContext(t.type),
+                                 "input type " +
+                                     printToString(mlirTypePrint, t.type));
               in.push_back(t.type);
-            for (PyType &t : results)
+            }
+            for (PyType &t : results) {
+              requireSameContext(contextOf(context), mlirTypeGetContext(t.type),
+                                 "result type " +
+                                     printToString(mlirTypePrint, t.type));
               out.push_back(t.type);
+            }
             return PyFunctionType{{mlirFunctionTypeGet(contextOf(context),
                                                        in.size(), in.data(),
                                                        out.size(), out.data()),
@@ -837,6 +909,7 @@ class MLIRError(Exception):
           "parse",
           [](const std::string &asm_, py::object context) {
             context = resolveContext(context);
+            checkNesting(asm_);
             ErrorCapture errors(context);
             MlirAttribute attribute =
                 mlirAttributeParseGet(contextOf(context), toStringRef(asm_));
@@ -910,6 +983,7 @@ class MLIRError(Exception):
           "parse",
           [](const std::string &asm_, py::object context) {
             context = resolveContext(context);
+            checkNesting(asm_);
             ErrorCapture errors(context);
             MlirModule module =
                 mlirModuleCreateParse(contextOf(context), toStringRef(asm_));
@@ -1009,16 +1083,44 @@ class MLIRError(Exception):
           "__setitem__",
           [](PyOpAttributeMap &self, const std::string &name,
              const PyAttribute &attribute) {
-            mlirOperationSetAttributeByName(self.op.operation,
-                                            toStringRef(name),
-                                            attribute.attribute);
+            MlirOperation op = self.op.operation;
+            MlirStringRef key = toStringRef(name);
+            requireSameContext(mlirOperationGetContext(op),
+                               mlirAttributeGetContext(attribute.attribute),
+                               "the attribute");
+            if (!mlirOperationHasInherentAttributeByName(op, key)) {
+              mlirOperationSetDiscardableAttributeByName(op, key,
+                                                         attribute.attribute);
+              return;
+            }
+            // A property keeps only attributes of its own kind: check it took
+            // this one, or the operation is left with an invalid property.
+            MlirAttribute previous =
+                mlirOperationGetInherentAttributeByName(op, key);
+            mlirOperationSetInherentAttributeByName(op, key,
+                                                    attribute.attribute);
+            if (mlirAttributeEqual(
+                    mlirOperationGetInherentAttributeByName(op, key),
+                    attribute.attribute))
+              return;
+            if (!mlirAttributeIsNull(previous))
+              mlirOperationSetInherentAttributeByName(op, key, previous);
+            throw py::value_error(
+                "cannot set '" + name + "' of '" + operationName(op) +
+                "' to " + printToString(mlirAttributePrint, attribute.attribute) +
+                ": the operation's inherent attribute is of another kind");
           },
           py::arg("name"), py::arg("attr"))
       .def(
           "__delitem__",
           [](PyOpAttributeMap &self, const std::string &name) {
-            if (!mlirOperationRemoveAttributeByName(self.op.operation,
-                                                    toStringRef(name)))
+            MlirOperation op = self.op.operation;
+            if (mlirOperationHasInherentAttributeByName(op, toStringRef(name)))
+              throw py::value_error(
+                  "cannot delete '" + name + "': it is an inherent attribute "
+                  "of '" + operationName(op) + "' (set it instead)");
+            if (!mlirOperationRemoveDiscardableAttributeByName(
+                    op, toStringRef(name)))
               throw py::key_error("operation '" +
                                   operationName(self.op.operation) +
                                   "' has no attribute '" + name + "'");
@@ -1083,6 +1185,7 @@ void bindPassManager(py::module_ &m) {
           "parse",
           [](const std::string &pipeline, py::object context) {
             context = resolveContext(context);
+            checkNesting(pipeline);
             auto *pm = new PyPassManager(
                 mlirPassManagerCreate(contextOf(context)), context);
             std::string error;

@@ -145,6 +145,13 @@ void printDiagnostic(llvm::raw_ostream &os, Diagnostic &diagnostic,
 LogicalResult checkSharedLibraries(llvm::ArrayRef<llvm::StringRef> paths,
                                    std::string &error) {
   for (llvm::StringRef path : paths) {
+    // The engine reads the file at `path` itself: dlopen's search of the
+    // library path for a bare name does not help it.
+    if (!llvm::sys::fs::is_regular_file(path)) {
+      error = "cannot load shared library '" + path.str() +
+              "': no such file; give the library file's path";
+      return failure();
+    }
     std::string reason;
     auto library =
         llvm::sys::DynamicLibrary::getLibrary(path.str().c_str(), &reason);
