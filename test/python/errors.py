@@ -122,6 +122,13 @@ with Context():
         lambda: PassManager.parse("builtin.module(no-such-pass)"),
     )
 
+    # CHECK-LABEL: CASE: invalid pass option
+    # CHECK: ValueError: invalid pass pipeline 'builtin.module(canonicalize{max-iterations=x})': failed to add `canonicalize` with options `max-iterations=x`: for the --max-iterations option: 'x' value invalid for long argument!
+    expect_error(
+        "invalid pass option",
+        lambda: PassManager.parse("builtin.module(canonicalize{max-iterations=x})"),
+    )
+
     # CHECK-LABEL: CASE: run on a non-operation
     # CHECK: TypeError: expected an Operation or a Module, got <class 'str'>
     expect_error(

@@ -20,6 +20,9 @@
 #include <pybind11/eval.h>
 #include <pybind11/stl.h>
 
+#include <cstdio>
+#include <memory>
+#include <unistd.h>
 #include <unordered_map>
 #include <vector>
 
@@ -469,6 +472,71 @@ PyOperation toOperation(py::handle object) {
 // PassManager.
 //===----------------------------------------------------------------------===//
 
+/// Captures what is written to file descriptor 2 while it lives: LLVM's
+/// option parser reports a bad pass option's reason only there.
+class StderrCapture {
+public:
+  StderrCapture() {
+    file = std::tmpfile();
+    saved = file ? dup(2) : -1;
+    if (saved >= 0)
+      dup2(fileno(file), 2);
+  }
+  ~StderrCapture() { release(); }
+  StderrCapture(const StderrCapture &) = delete;
+  StderrCapture &operator=(const StderrCapture &) = delete;
+
+  /// Restores stderr and returns what was written meanwhile.
+  std::string release() {
+    std::string text;
+    if (saved < 0)
+      return text;
+    dup2(saved, 2);
+    close(saved);
+    saved = -1;
+    std::rewind(file);
+    char buffer[4096];
+    for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), file)) > 0;)
+      text.append(buffer, n);
+    std::fclose(file);
+    return text;
+  }
+
+private:
+  FILE *file = nullptr;
+  int saved = -1;
+};
+
+/// Parses `pipeline` into `pm`, raising ValueError with the parser's message
+/// and whatever LLVM printed to stderr meanwhile.
+void parsePipeline(MlirOpPassManager pm, const std::string &pipeline,
+                   bool append) {
+  checkNesting(pipeline);
+  std::string error;
+  StderrCapture stderrCapture;
+  MlirLogicalResult status =
+      append ? mlirOpPassManagerAddPipeline(pm, toStringRef(pipeline),
+                                            appendToString, &error)
+             : mlirParsePassPipeline(pm, toStringRef(pipeline),
+                                     appendToString, &error);
+  std::string printed = stderrCapture.release();
+  if (mlirLogicalResultIsFailure(status)) {
+    auto trim = [](std::string text) {
+      size_t begin = text.find_first_not_of(" \n:");
+      size_t end = text.find_last_not_of(" \n");
+      return begin == std::string::npos ? std::string()
+                                        : text.substr(begin, end - begin + 1);
+    };
+    std::string reason = trim(error);
+    if (!trim(printed).empty())
+      reason += (reason.empty() ? "" : ": ") + trim(printed);
+    throw py::value_error("invalid pass pipeline '" + pipeline +
+                          "': " + reason);
+  }
+  if (!printed.empty()) // not an error: let it through
+    std::fwrite(printed.data(), 1, printed.size(), stderr);
+}
+
 class PyPassManager {
 public:
   PyPassManager(MlirPassManager pm, py::object context)
@@ -480,14 +548,8 @@ public:
   /// Appends `pipeline` (textual form), raising ValueError with the parser's
   /// message if it is not valid.
   void addPipeline(const std::string &pipeline) {
-    checkNesting(pipeline);
-    std::string error;
-    MlirLogicalResult status = mlirOpPassManagerAddPipeline(
-        mlirPassManagerGetAsOpPassManager(pm), toStringRef(pipeline),
-        appendToString, &error);
-    if (mlirLogicalResultIsFailure(status))
-      throw py::value_error("invalid pass pipeline '" + pipeline +
-                            "': " + error);
+    parsePipeline(mlirPassManagerGetAsOpPassManager(pm), pipeline,
+                  /*append=*/true);
   }
 
   MlirPassManager pm;
@@ -1185,19 +1247,11 @@ void bindPassManager(py::module_ &m) {
           "parse",
           [](const std::string &pipeline, py::object context) {
             context = resolveContext(context);
-            checkNesting(pipeline);
-            auto *pm = new PyPassManager(
+            auto pm = std::make_unique<PyPassManager>(
                 mlirPassManagerCreate(contextOf(context)), context);
-            std::string error;
-            MlirLogicalResult status = mlirParsePassPipeline(
-                mlirPassManagerGetAsOpPassManager(pm->pm),
-                toStringRef(pipeline), appendToString, &error);
-            if (mlirLogicalResultIsFailure(status)) {
-              delete pm;
-              throw py::value_error("invalid pass pipeline '" + pipeline +
-                                    "': " + error);
-            }
-            return pm;
+            parsePipeline(mlirPassManagerGetAsOpPassManager(pm->pm), pipeline,
+                          /*append=*/false);
+            return pm.release();
           },
           py::arg("pipeline"), py::arg("context") = py::none())
       .def("add", &PyPassManager::addPipeline, py::arg("pipeline"))
