@@ -237,6 +237,21 @@ private:
   std::vector<PyDiagnosticInfo> errors;
 };
 
+/// Parses `text` in `context` (None: the current one) with a C API parser,
+/// raising MLIRError("<what>", diagnostics) on failure.
+template <typename T>
+T parseOrRaise(py::object &context, const std::string &text,
+               T (*parse)(MlirContext, MlirStringRef), bool (*isNull)(T),
+               const std::string &what) {
+  context = resolveContext(context);
+  checkNesting(text);
+  ErrorCapture errors(context);
+  T result = parse(contextOf(context), toStringRef(text));
+  if (isNull(result))
+    errors.raise(what);
+  return result;
+}
+
 //===----------------------------------------------------------------------===//
 // Types and attributes, returned as their most specific Python class.
 //===----------------------------------------------------------------------===//
@@ -721,13 +736,9 @@ class MLIRError(Exception):
       .def_static(
           "parse",
           [](const std::string &asm_, py::object context) {
-            context = resolveContext(context);
-            checkNesting(asm_);
-            ErrorCapture errors(context);
             MlirType type =
-                mlirTypeParseGet(contextOf(context), toStringRef(asm_));
-            if (mlirTypeIsNull(type))
-              errors.raise("Unable to parse type: '" + asm_ + "'");
+                parseOrRaise(context, asm_, mlirTypeParseGet, mlirTypeIsNull,
+                             "Unable to parse type: '" + asm_ + "'");
             return wrapType(type, context);
           },
           py::arg("asm"), py::arg("context") = py::none())
@@ -970,13 +981,9 @@ class MLIRError(Exception):
       .def_static(
           "parse",
           [](const std::string &asm_, py::object context) {
-            context = resolveContext(context);
-            checkNesting(asm_);
-            ErrorCapture errors(context);
-            MlirAttribute attribute =
-                mlirAttributeParseGet(contextOf(context), toStringRef(asm_));
-            if (mlirAttributeIsNull(attribute))
-              errors.raise("Unable to parse attribute: '" + asm_ + "'");
+            MlirAttribute attribute = parseOrRaise(
+                context, asm_, mlirAttributeParseGet, mlirAttributeIsNull,
+                "Unable to parse attribute: '" + asm_ + "'");
             return wrapAttribute(attribute, context);
           },
           py::arg("asm"), py::arg("context") = py::none())
@@ -1044,13 +1051,9 @@ class MLIRError(Exception):
       .def_static(
           "parse",
           [](const std::string &asm_, py::object context) {
-            context = resolveContext(context);
-            checkNesting(asm_);
-            ErrorCapture errors(context);
             MlirModule module =
-                mlirModuleCreateParse(contextOf(context), toStringRef(asm_));
-            if (mlirModuleIsNull(module))
-              errors.raise("Unable to parse module assembly");
+                parseOrRaise(context, asm_, mlirModuleCreateParse,
+                             mlirModuleIsNull, "Unable to parse module assembly");
             return new PyModule(module, context);
           },
           py::arg("asm"), py::arg("context") = py::none())
