@@ -332,7 +332,17 @@ class JitModule:
             else:
                 declarations[name] = function_type
 
-        specs = {name: _specs(t, name) for name, t in self._signatures.items()}
+        # A function whose types typed calls do not support is an error only
+        # when it is called; a callback needs its trampoline now.
+        specs = {}
+        self._unsupported: dict[str, str] = {}
+        for name, function_type in self._signatures.items():
+            try:
+                specs[name] = _specs(function_type, name)
+            except TypeError as error:
+                if name in declarations:
+                    raise
+                self._unsupported[name] = str(error)
         for name in declarations:
             if any(spec[0] == _KINDS["memref"] for spec in specs[name][1]):
                 raise TypeError(
@@ -360,6 +370,8 @@ class JitModule:
 
         self._functions: dict[str, _native.JitFunction] = {}
         for name, is_long in long_running.items():
+            if name in self._unsupported:
+                continue
             args, results = specs[name]
             function = _native._make_jit_function(
                 name, str(self._signatures[name]), args, results, is_long, self._state
@@ -383,6 +395,8 @@ class JitModule:
         return ir.Module.parse(source, context=context)
 
     def __getitem__(self, name: str) -> _native.JitFunction:
+        if name in self._unsupported:
+            raise TypeError(f"cannot call '{name}': {self._unsupported[name]}")
         try:
             return self._functions[name]
         except KeyError:

@@ -145,6 +145,21 @@ def testModuleApi():
     # CHECK: TypeError: jit() takes MLIR text or an mlir.ir.Module, got int
     show_error(jit, 42)
 
+    # A function with types typed calls do not support fails when called.
+    mixed = jit(
+        """
+        func.func @vec(%v: vector<4xf32>) -> vector<4xf32> { return %v : vector<4xf32> }
+        func.func @one() -> i32 {
+          %c = arith.constant 1 : i32
+          return %c : i32
+        }
+        """
+    )
+    # CHECK: 1
+    print(mixed.one())
+    # CHECK: TypeError: cannot call 'vec': argument 0 of 'vec' (vector<4xf32>): type vector<4xf32> is not supported; typed calls support i1, i8, i16, i32, i64, index, f16, bf16, f32, f64, complex<f32>, complex<f64> and ranked memrefs of those (or of f8 types)
+    show_error(lambda: mixed["vec"])
+
     # The function object keeps its engine alive.
     twice = jit(source).twice
     gc.collect()
