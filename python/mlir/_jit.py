@@ -59,7 +59,6 @@ DEFAULT_PIPELINE = (
 )
 
 _KINDS = _native._value_kinds
-_COMPLEX_KINDS = (_KINDS["complex64"], _KINDS["complex128"])
 
 # LLVM dialect types of the C interface, by kind.
 _LLVM_TYPES = {
@@ -180,13 +179,13 @@ def _may_run_long(operation: ir.Operation) -> bool:
 
 
 def _trampoline(
-    name: str, slot_address: int, args: Sequence[_ValueSpec], results: Sequence[_ValueSpec]
+    name: str, slot: _native._CallbackSlot, args: Sequence[_ValueSpec], results: Sequence[_ValueSpec]
 ) -> str:
     """An LLVM dialect definition of the C interface of callback `name` that
     passes its arguments, in 16-byte slots, to the native dispatcher."""
     arg_types = [_LLVM_TYPES[spec[0]] for spec in args]
     result_types = [_LLVM_TYPES[spec[0]] for spec in results]
-    by_pointer = len(results) > 1 or (len(results) == 1 and results[0][0] in _COMPLEX_KINDS)
+    by_pointer = slot.results_by_pointer
     params = (["%result: !llvm.ptr"] if by_pointer else []) + [
         f"%a{i}: {t}" for i, t in enumerate(arg_types)
     ]
@@ -205,7 +204,7 @@ def _trampoline(
             f"  llvm.store %a{i}, %p{i} : {t}, !llvm.ptr",
         ]
     lines += [
-        f"  %slot_address = llvm.mlir.constant({slot_address} : i64) : i64",
+        f"  %slot_address = llvm.mlir.constant({slot.address} : i64) : i64",
         "  %slot = llvm.inttoptr %slot_address : i64 to !llvm.ptr",
         "  llvm.call @mlirJitCallbackDispatch(%slot, %args, %results)"
         " : (!llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()",
@@ -363,7 +362,7 @@ class JitModule:
                 args, results = specs[name]
                 slot = _native._CallbackSlot(name, args, results)
                 self._state.slots[name] = slot
-                texts.append(_trampoline(name, slot.address, args, results))
+                texts.append(_trampoline(name, slot, args, results))
             _native._define_symbols(
                 module, ir.Module.parse("\n".join(texts), context=module.context)
             )

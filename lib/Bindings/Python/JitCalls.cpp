@@ -988,6 +988,11 @@ void mlir::python::bindJit(py::module_ &m) {
                              [](CallbackSlot &self) {
                                return reinterpret_cast<uintptr_t>(&self);
                              })
+      .def_property_readonly(
+          "results_by_pointer",
+          [](CallbackSlot &self) { return resultsByPointer(self.results); },
+          "Whether the C interface returns the results through a pointer "
+          "passed first, as jitted functions' C interfaces do.")
       .def(
           "_set_function",
           [](CallbackSlot &self, py::object function) {

@@ -59,6 +59,10 @@ class _CallbackSlot:
     def __init__(self, name: str, arg_specs: Iterable[Any], result_specs: Iterable[Any]) -> None: ...
     @property
     def address(self) -> int: ...
+    @property
+    def results_by_pointer(self) -> bool:
+        """Whether the C interface returns the results through a pointer passed first."""
+
     def _set_function(self, function: Callable[..., Any]) -> None:
         """Borrowed: the caller keeps `function` alive."""
 
