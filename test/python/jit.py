@@ -518,3 +518,62 @@ def testThreads():
 
 
 run(testThreads)
+
+
+# Jitted code that rounds to bf16 runs on any CPU: where the CPU has no bf16
+# conversion, LLVM calls __truncsfbf2/__truncdfbf2, which the engine provides
+# when the process lacks them. Rounding is IEEE's: once, to nearest even.
+# CHECK-LABEL: TEST: testBF16Rounding
+def testBF16Rounding():
+    module = jit(
+        """
+        func.func @from_f32(%x: memref<?xf32>, %y: memref<?xbf16>) {
+          %c0 = arith.constant 0 : index
+          %c1 = arith.constant 1 : index
+          %n = memref.dim %x, %c0 : memref<?xf32>
+          scf.for %i = %c0 to %n step %c1 {
+            %v = memref.load %x[%i] : memref<?xf32>
+            %t = arith.truncf %v : f32 to bf16
+            memref.store %t, %y[%i] : memref<?xbf16>
+          }
+          return
+        }
+        func.func @from_f64(%x: memref<?xf64>, %y: memref<?xbf16>) {
+          %c0 = arith.constant 0 : index
+          %c1 = arith.constant 1 : index
+          %n = memref.dim %x, %c0 : memref<?xf64>
+          scf.for %i = %c0 to %n step %c1 {
+            %v = memref.load %x[%i] : memref<?xf64>
+            %t = arith.truncf %v : f64 to bf16
+            memref.store %t, %y[%i] : memref<?xbf16>
+          }
+          return
+        }
+        """
+    )
+    # Ties to even (1 + 2**-8 and 1 + 3 * 2**-8), just above a tie (where
+    # rounding through f32 first would land on the tie and round wrongly),
+    # overflow to infinity, subnormals, signed zeros, infinities and NaN.
+    values = [
+        1 + 2**-8, 1 + 3 * 2**-8, 1 + 2**-8 + 2**-40, -(1 + 2**-8 + 2**-40),
+        3.4e38, 3.3961e38, 1e-40, -1e-45, -0.0, np.inf, -np.inf, np.nan,
+        0.1, 2.5, 1e10, -7.0,
+    ]  # fmt: skip
+    for name, dtype in [("from_f32", np.float32), ("from_f64", np.float64)]:
+        x = np.array(values, dtype=dtype)
+        y = np.zeros(len(values), dtype=ml_dtypes.bfloat16)
+        module[name](x, y)
+        expected = x.astype(ml_dtypes.bfloat16)
+        if dtype == np.float64:
+            # ml_dtypes rounds f64 through f32, twice: above the tie, IEEE
+            # rounds up.
+            expected[2:4] = [1 + 2**-7, -(1 + 2**-7)]
+        same = (y.view(np.uint16) == expected.view(np.uint16)) | (
+            np.isnan(y.astype(np.float32)) & np.isnan(expected.astype(np.float32))
+        )
+        print(name, "matches numpy:", bool(same.all()), y[~same], expected[~same])
+
+
+# CHECK: from_f32 matches numpy: True [] []
+# CHECK: from_f64 matches numpy: True [] []
+run(testBF16Rounding)

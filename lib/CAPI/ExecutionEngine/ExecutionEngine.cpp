@@ -28,6 +28,8 @@
 #include "llvm/Support/TargetSelect.h"
 
 #include <atomic>
+#include <cmath>
+#include <cstring>
 #include <mutex>
 #include <string>
 
@@ -164,6 +166,56 @@ LogicalResult checkSharedLibraries(llvm::ArrayRef<llvm::StringRef> paths,
   return success();
 }
 
+/// float/double -> bf16 with IEEE rounding (to nearest, ties to even), for
+/// the compiler-runtime calls LLVM emits on CPUs without native bf16
+/// conversion: gcc 12's libgcc lacks them, so without these a process built
+/// with it cannot run bf16 code. The x86-64 ABI returns a bf16 in the low 16
+/// bits of xmm0, as it returns a float: the bits travel inside a float.
+float bf16InFloat(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  uint32_t bf16 = value != value ? 0x7fc0 // a quiet NaN
+                                 : (bits + 0x7fff + ((bits >> 16) & 1)) >> 16;
+  float carrier;
+  std::memcpy(&carrier, &bf16, sizeof(carrier));
+  return carrier;
+}
+
+float truncSFBF2(float value) { return bf16InFloat(value); }
+
+float truncDFBF2(double value) {
+  // Round once: first to a float rounded to odd (truncated, with a sticky
+  // last bit if anything was lost), which keeps enough bits for the second
+  // rounding to give the correctly rounded bf16.
+  float nearest = static_cast<float>(value);
+  if (static_cast<double>(nearest) != value && value == value) {
+    uint32_t bits;
+    std::memcpy(&bits, &nearest, sizeof(bits));
+    if (std::fabs(static_cast<double>(nearest)) > std::fabs(value))
+      bits -= 1;
+    bits |= 1;
+    std::memcpy(&nearest, &bits, sizeof(bits));
+  }
+  return bf16InFloat(nearest);
+}
+
+/// Defines the compiler-runtime functions jitted code may call that this
+/// process lacks.
+void defineMissingRuntimeFunctions(ExecutionEngine &engine) {
+  std::pair<const char *, void *> functions[] = {
+      {"__truncsfbf2", reinterpret_cast<void *>(&truncSFBF2)},
+      {"__truncdfbf2", reinterpret_cast<void *>(&truncDFBF2)},
+  };
+  engine.registerSymbols([&](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    for (auto [name, address] : functions)
+      if (!llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(name))
+        symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                   llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
+}
+
 /// Looks up `name` (its packed wrapper if `packed`). Looking up a symbol of
 /// the module compiles the module.
 void *lookup(JitEngine &jit, llvm::StringRef name, bool packed,
@@ -289,6 +341,7 @@ extern "C" MlirExecutionEngine mlirExecutionEngineCreateChecked(
     return fail(message);
   }
 
+  defineMissingRuntimeFunctions(**engine);
   auto *jit = new JitEngine;
   jit->engine = std::move(*engine);
   jit->enableObjectDump = enableObjectDump;
