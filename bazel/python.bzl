@@ -1,25 +1,42 @@
-"""Repository rules for the host Python: its interpreter and headers
-(@local_python) and the packages of the hash-pinned lock file (@pip).
+"""Repository rules for a hermetic Python: @local_python, a venv made from the
+host's python3 that sees none of the host's site-packages, with that
+interpreter's headers; and @pip, the packages of the hash-pinned lock file,
+one py_library a distribution.
 
-Both use the `python3` on PATH (PYTHON_BIN_PATH overrides it), so extension
-modules are built against the same interpreter that runs the tests.
+Both start from the `python3` on PATH (PYTHON_BIN_PATH overrides it), so
+extension modules are built against the interpreter that runs the tests, and
+every import a target makes comes from its declared deps.
 """
 
-def _python(rctx):
+def _host_python(rctx):
     python = rctx.os.environ.get("PYTHON_BIN_PATH", "") or rctx.which("python3")
     if not python:
-        fail("python3 not found on PATH; install Python 3 or set PYTHON_BIN_PATH")
-    result = rctx.execute([python, "-c", _QUERY])
-    if result.return_code != 0:
-        fail("could not query %s: %s" % (python, result.stderr))
-    executable, include, wheel_tag = result.stdout.strip().split("\n")
-    return executable, include, wheel_tag
+        fail("python3 not found on PATH; install Python 3 (./bazelw does) or set PYTHON_BIN_PATH")
+    return str(python)
 
-# The interpreter, its headers, and the wheel tag of extension modules built
-# for it (python-abi-platform, e.g. cp311-cp311-linux_x86_64).
+def _run(rctx, what, command, **kwargs):
+    result = rctx.execute(command, **kwargs)
+    if result.return_code != 0:
+        fail("%s failed (%s):\n%s%s" % (what, " ".join([str(c) for c in command]), result.stdout, result.stderr))
+    return result.stdout
+
+def _make_venv(rctx, directory, with_pip):
+    """A venv from the host python3 without its site-packages; returns its python."""
+    python = _host_python(rctx)
+    _run(
+        rctx,
+        "creating a venv from %s (on Debian it needs python3-venv; ./bazelw installs it)" % python,
+        [python, "-m", "venv", "--clear"] + ([] if with_pip else ["--without-pip"]) + [directory],
+    )
+    return rctx.path(directory + "/bin/python3")
+
+# The venv's headers (its base interpreter's) and the wheel tag of extension
+# modules built for it (python-abi-platform, e.g. cp311-cp311-linux_x86_64).
+# It fails if the host's site-packages are visible.
 _QUERY = """
-import sys, sysconfig
-print(sys.executable)
+import site, sys, sysconfig
+assert sys.prefix != sys.base_prefix, "not a venv"
+assert not any(p.startswith(sys.base_prefix) for p in site.getsitepackages()), "sees the host's site-packages"
 print(sysconfig.get_paths()["include"])
 python = "cp%d%d" % sys.version_info[:2]
 platform = sysconfig.get_platform().replace("-", "_").replace(".", "_")
@@ -27,7 +44,8 @@ print("%s-%s%s-%s" % (python, python, sys.abiflags, platform))
 """
 
 def _local_python_impl(rctx):
-    executable, include, wheel_tag = _python(rctx)
+    python = _make_venv(rctx, "venv", with_pip = False)
+    include, wheel_tag = _run(rctx, "querying the venv's python", [python, "-c", _QUERY]).strip().split("\n")
     rctx.symlink(include, "include")
     rctx.file("WORKSPACE", 'workspace(name = "%s")\n' % rctx.name)
     rctx.file("defs.bzl", 'WHEEL_TAG = "%s"\n' % wheel_tag)
@@ -44,8 +62,11 @@ cc_library(
 
 py_runtime(
     name = "py3_runtime",
-    interpreter_path = "{executable}",
+    interpreter_path = "{python}",
     python_version = "PY3",
+    # Bazel's default wants `python`, which Debian 12 does not have; the stub
+    # only finds the runfiles and then runs interpreter_path.
+    stub_shebang = "#!/usr/bin/env python3",
 )
 
 py_runtime_pair(
@@ -60,8 +81,8 @@ toolchain(
 )
 
 exports_files(["python3"])
-""".replace("{executable}", executable))
-    rctx.symlink(executable, "python3")
+""".replace("{python}", str(python)))
+    rctx.symlink(python, "python3")
 
 local_python = repository_rule(
     implementation = _local_python_impl,
@@ -70,11 +91,13 @@ local_python = repository_rule(
 )
 
 def _pip_install_impl(rctx):
-    executable, _, _ = _python(rctx)
+    # pip runs from a venv of its own: the host python3 may have no pip, or an
+    # externally managed one.
+    pip_python = _make_venv(rctx, "pip_venv", with_pip = True)
     lock = rctx.path(rctx.attr.requirements)
     rctx.report_progress("pip install -r " + str(lock))
-    result = rctx.execute([
-        executable,
+    _run(rctx, "pip install -r %s" % lock, [
+        pip_python,
         "-m",
         "pip",
         "install",
@@ -86,17 +109,22 @@ def _pip_install_impl(rctx):
         "--target=site-packages",
         "-r",
         lock,
-    ], timeout = 900, quiet = False)
-    if result.return_code != 0:
-        fail("pip could not install %s:\n%s" % (lock, result.stderr))
+    ], timeout = 900)
     rctx.file("WORKSPACE", 'workspace(name = "%s")\n' % rctx.name)
-    rctx.template("BUILD", rctx.attr.build_file)
+    libraries = _run(rctx, "listing the installed distributions", [
+        pip_python,
+        rctx.path(rctx.attr._generator),
+        "site-packages",
+    ])
+    rctx.file("BUILD", rctx.read(rctx.attr.build_file) + libraries)
+    rctx.delete("pip_venv")
 
 pip_install = repository_rule(
     implementation = _pip_install_impl,
     attrs = {
         "build_file": attr.label(mandatory = True, allow_single_file = True),
         "requirements": attr.label(mandatory = True, allow_single_file = True),
+        "_generator": attr.label(default = Label("//bazel:pip_libraries.py"), allow_single_file = True),
     },
     environ = ["PATH", "PYTHON_BIN_PATH"],
 )

@@ -26,14 +26,25 @@ def _python_package_impl(ctx):
     files = depset(outputs)
     # Runfiles-root-relative; an external repository's files are below its name.
     import_path = (ctx.label.workspace_name or ctx.workspace_name) + "/" + package_dir
+    runfiles = ctx.runfiles(files = outputs)
+    for dep in ctx.attr.deps:
+        runfiles = runfiles.merge(dep[DefaultInfo].default_runfiles)
     return [
-        DefaultInfo(files = files, runfiles = ctx.runfiles(files = outputs)),
-        PyInfo(transitive_sources = depset([f for f in outputs if f.extension == "py"]), imports = depset([import_path])),
+        DefaultInfo(files = files, runfiles = runfiles),
+        PyInfo(
+            transitive_sources = depset(
+                [f for f in outputs if f.extension == "py"],
+                transitive = [dep[PyInfo].transitive_sources for dep in ctx.attr.deps],
+            ),
+            imports = depset([import_path], transitive = [dep[PyInfo].imports for dep in ctx.attr.deps]),
+        ),
     ]
 
 python_package = rule(
     implementation = _python_package_impl,
     attrs = {
+        # Python libraries the package imports.
+        "deps": attr.label_list(providers = [PyInfo]),
         "shared_libraries": attr.label_list(allow_files = [".so"]),
         "shared_libraries_dir": attr.string(mandatory = True),
         # Sources, type stubs and the PEP 561 marker `py.typed`.
