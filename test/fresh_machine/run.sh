@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# A new user's machine: builds a minimal Debian 12 root (debootstrap
+# --variant=minbase bookworm), clones this repository into it, and runs the
+# README's two commands exactly as written, in a chroot with a clean
+# environment. Passes only if the example prints its result and every test
+# passes. The root gets this machine's apt sources, its CA bundle (for a
+# network whose TLS is inspected) and its DNS resolver, nothing else.
+# Needs root and debootstrap; everything it mounts and creates is removed
+# whatever happens. Prints "fresh_machine: PASSED" or "FAILED".
+#   bash test/fresh_machine/run.sh
+set -euo pipefail
+
+say() { echo "fresh_machine: $*" >&2; }
+repository=$(git -C "$(dirname "$0")/../.." rev-parse --show-toplevel)
+[ "$(id -u)" = 0 ] || { say "needs root (debootstrap, chroot, mount)"; exit 1; }
+command -v debootstrap >/dev/null || { say "needs debootstrap (apt-get install debootstrap)"; exit 1; }
+
+root=$(mktemp -d /var/tmp/fresh_machine.XXXXXX)
+mounts=()
+cleanup() {
+  # Processes left in the root (the Bazel server) hold its mounts.
+  for proc in /proc/[0-9]*; do
+    if [ "$(readlink "$proc/root" 2>/dev/null)" = "$root" ]; then
+      kill -9 "${proc#/proc/}" 2>/dev/null || true
+    fi
+  done
+  sleep 1
+  local i
+  for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
+    umount "${mounts[i]}" 2>/dev/null || umount -l "${mounts[i]}" || true
+  done
+  # Never delete through a mount that is still there (a bound /dev).
+  if grep -qF " $root/" /proc/mounts; then
+    say "mounts remain under $root; not removing it"
+  else
+    rm -rf --one-file-system "$root"
+  fi
+}
+trap cleanup EXIT
+
+mount_in_root() { # TYPE-OR-BIND SOURCE DIRECTORY
+  mkdir -p "$root$3"
+  if [ "$1" = bind ]; then mount --bind "$2" "$root$3"; else mount -t "$1" "$2" "$root$3"; fi
+  mounts+=("$root$3")
+}
+
+# The Debian mirror this machine's apt uses for bookworm.
+mirror=$(
+  { grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '{ print $2 }'
+    grep -hs '^deb .* bookworm ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list | awk '{ print $2 }'
+  } | grep -v security | head -n1
+)
+[ -n "$mirror" ] || { say "no bookworm mirror in this machine's apt sources"; exit 1; }
+
+log="$root.debootstrap.log"
+say "debootstrap --variant=minbase bookworm from $mirror"
+if ! debootstrap --variant=minbase bookworm "$root" "$mirror" >"$log" 2>&1; then
+  tail -n 30 "$log" >&2
+  say "debootstrap failed"
+  rm -f "$log"
+  exit 1
+fi
+rm -f "$log"
+
+# This machine's apt sources, CA bundle and resolver.
+rm -f "$root/etc/apt/sources.list"
+cp /etc/apt/sources.list "$root/etc/apt/" 2>/dev/null || true
+cp /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources "$root/etc/apt/sources.list.d/" 2>/dev/null || true
+mkdir -p "$root/etc/ssl/certs" "$root/usr/local/share/ca-certificates"
+cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/"
+# Kept if the ca-certificates package is installed later and rebuilds the bundle.
+cp /etc/ssl/certs/ca-certificates.crt "$root/usr/local/share/ca-certificates/host.crt"
+cp -L /etc/resolv.conf "$root/etc/resolv.conf"
+
+mount_in_root proc proc /proc
+mount_in_root sysfs sysfs /sys
+mount_in_root bind /dev /dev
+mount_in_root tmpfs tmpfs /dev/shm
+
+git clone --quiet "$repository" "$root/root/mlir_execution_engine"
+
+say "running the README's commands in the chroot"
+output="$root.output"
+status=0
+env -i HOME=/root LANG=C.UTF-8 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  chroot "$root" /bin/bash -c '
+    set -e
+    cd /root/mlir_execution_engine
+    ./bazelw run //examples:callback_into_python
+    ./bazelw test //test/...
+  ' 2>&1 | tee "$output" || status=$?
+
+expected="callback_test(42.0, 2) = 44.0"
+if [ "$status" -eq 0 ] && grep -qxF "$expected" "$output"; then
+  result=PASSED
+else
+  grep -qxF "$expected" "$output" || say "the example did not print: $expected"
+  result=FAILED
+fi
+rm -f "$output"
+echo "fresh_machine: $result"
+[ "$result" = PASSED ]
