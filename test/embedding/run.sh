@@ -4,7 +4,7 @@
 # root of its own that is removed at the end. Prints Bazel's output and exits
 # with its status.
 set -uo pipefail
-cd "$(dirname "$0")"
+cd "$(dirname "$0")" || exit 1
 
 output_root=$(mktemp -d /tmp/mlir_execution_engine_embedding.XXXXXX)
 cleanup() {

@@ -11,6 +11,7 @@
 set -euo pipefail
 
 say() { echo "fresh_machine: $*" >&2; }
+trap 'say "failed (exit $?) at line $LINENO: $BASH_COMMAND"' ERR
 repository=$(git -C "$(dirname "$0")/../.." rev-parse --show-toplevel)
 [ "$(id -u)" = 0 ] || { say "needs root (debootstrap, chroot, mount)"; exit 1; }
 command -v debootstrap >/dev/null || { say "needs debootstrap (apt-get install debootstrap)"; exit 1; }
@@ -46,9 +47,8 @@ mount_in_root() { # TYPE-OR-BIND SOURCE DIRECTORY
 
 # The Debian mirror this machine's apt uses for bookworm.
 mirror=$(
-  { grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '{ print $2 }'
-    grep -hs '^deb .* bookworm ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list | awk '{ print $2 }'
-  } | grep -v security | head -n1
+  cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
+    awk '/^URIs:/ || /^deb .* bookworm / { print $2 }' | grep -v -m1 security || true
 )
 [ -n "$mirror" ] || { say "no bookworm mirror in this machine's apt sources"; exit 1; }
 
