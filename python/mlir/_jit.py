@@ -292,7 +292,10 @@ class _JitState:
             return self.engine
 
     def _address_of(self, name: str) -> int:
-        return self.compile().raw_lookup("_mlir_ciface_" + name)
+        address = self.compile().raw_lookup("_mlir_ciface_" + name)
+        if not address:  # raw_lookup's 0 must never be called
+            raise RuntimeError(f"Unknown function {name}: the compiled module lacks its C interface")
+        return address
 
 
 class JitModule:

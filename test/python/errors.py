@@ -166,8 +166,54 @@ with Context():
     )
 
     # CHECK-LABEL: CASE: unknown function
-    # CHECK: RuntimeError: Unknown function _mlir_ciface_sub: the module defines no function of that name
+    # CHECK: RuntimeError: Unknown function sub: the module defines no function 'sub' (looked up as '_mlir_ciface_sub'; a function called through invoke/lookup needs the llvm.emit_c_interface attribute)
     expect_error("unknown function", lambda: ExecutionEngine(lowered(ADD)).lookup("sub"))
+
+    # CHECK-LABEL: CASE: invoke of an unknown function
+    # CHECK: RuntimeError: Unknown function no_such_function: the module defines no function 'no_such_function'
+    expect_error(
+        "invoke of an unknown function",
+        lambda: ExecutionEngine(lowered(ADD)).invoke(
+            "no_such_function", ctypes.byref(ctypes.c_int64())
+        ),
+    )
+
+    # CHECK-LABEL: CASE: function without a C interface
+    # CHECK: RuntimeError: Unknown function plain: the module defines 'plain' but not its C interface '_mlir_ciface_plain': give the function the llvm.emit_c_interface attribute before lowering it
+    expect_error(
+        "function without a C interface",
+        lambda: ExecutionEngine(lowered("func.func @plain() { return }")).lookup("plain"),
+    )
+
+    # CHECK-LABEL: CASE: raw_lookup of an unknown name
+    # CHECK: raw_lookup: 0
+    print("CASE: raw_lookup of an unknown name")
+    print("raw_lookup:", ExecutionEngine(lowered(ADD)).raw_lookup("no_such_function"))
+
+    # CHECK-LABEL: CASE: invoke with a value, not a pointer
+    # CHECK: TypeError: argument 1 of 'add' must be a pointer, such as ctypes.pointer(x) or ctypes.byref(x) for a ctypes value x, got c_long
+    expect_error(
+        "invoke with a value, not a pointer",
+        lambda: ExecutionEngine(lowered(ADD)).invoke(
+            "add", ctypes.byref(ctypes.c_int64()), ctypes.c_int64(), ctypes.byref(ctypes.c_int64())
+        ),
+    )
+
+    # CHECK-LABEL: CASE: invoke with a zero address
+    # CHECK: ValueError: argument 2 of 'add' is a null pointer
+    expect_error(
+        "invoke with a zero address",
+        lambda: ExecutionEngine(lowered(ADD)).invoke(
+            "add", ctypes.byref(ctypes.c_int64()), ctypes.byref(ctypes.c_int64()), 0
+        ),
+    )
+
+    # CHECK-LABEL: CASE: engine from a capsule of another kind
+    # CHECK: TypeError: expected an mlir.ir.Module: the capsule has the wrong type
+    expect_error(
+        "engine from a capsule of another kind",
+        lambda: ExecutionEngine(Context.current._CAPIPtr),
+    )
 
     # CHECK-LABEL: CASE: missing runtime symbol
     # CHECK: RuntimeError: cannot look up '_mlir_ciface_call': symbols used by the module are neither defined nor registered: _mlir_ciface_hook; register them before the first lookup or invocation
@@ -432,14 +478,15 @@ in_subprocess(
     """,
 )
 
+# Ints are addresses, as upstream (ctypes.cast takes them): 0 is refused.
 # CHECK-LABEL: CASE: invoke with ints for pointers
-# CHECK: TypeError: argument 0 of 'add' must be a ctypes pointer such as ctypes.pointer(ctypes.c_int(1)), got int
+# CHECK: ValueError: argument 0 of 'add' is a null pointer
 # CHECK: exit code: 0
 in_subprocess(
     "invoke with ints for pointers",
     """
     with Context():
-        expect_error("", lambda: ExecutionEngine(lowered(ADD)).invoke("add", 1, 2, 3))
+        expect_error("", lambda: ExecutionEngine(lowered(ADD)).invoke("add", 0, 0, 0))
     """,
 )
 

@@ -34,21 +34,27 @@ inline MlirStringRef toStringRef(const std::string &s) {
   return mlirStringRefCreate(s.data(), s.size());
 }
 
-/// Extracts the C API pointer from a Python object's `_CAPIPtr` capsule,
-/// raising TypeError naming `expected` if it has none.
+/// Extracts the C API pointer from a capsule, or from a Python object's
+/// `_CAPIPtr` capsule (so objects of another binding of the same MLIR serve,
+/// as with upstream's type casters), raising TypeError naming `expected` if it
+/// has none.
 template <typename T>
 T unwrapCapsule(pybind11::handle object, T (*fromCapsule)(PyObject *),
                 const char *expected) {
-  if (!pybind11::hasattr(object, "_CAPIPtr"))
+  pybind11::object capsule;
+  if (PyCapsule_CheckExact(object.ptr()))
+    capsule = pybind11::reinterpret_borrow<pybind11::object>(object);
+  else if (pybind11::hasattr(object, "_CAPIPtr"))
+    capsule = object.attr("_CAPIPtr");
+  else
     throw pybind11::type_error(std::string("expected ") + expected + ", got " +
                                std::string(pybind11::str(
                                    pybind11::type::handle_of(object))));
-  pybind11::object capsule = object.attr("_CAPIPtr");
   T value = fromCapsule(capsule.ptr());
   if (!value.ptr) {
     PyErr_Clear(); // set by PyCapsule_GetPointer
     throw pybind11::type_error(std::string("expected ") + expected +
-                               ": the _CAPIPtr capsule has the wrong type");
+                               ": the capsule has the wrong type");
   }
   return value;
 }

@@ -14,10 +14,18 @@ class _Address(Protocol):
     @property
     def value(self) -> int | None: ...
 
+@type_check_only
+class _ModuleCapsuleCarrier(Protocol):
+    """An object with an `mlir.ir.Module._CAPIPtr` capsule, such as a Module
+    of another binding of the same MLIR library. A bare capsule serves too."""
+
+    @property
+    def _CAPIPtr(self) -> object: ...
+
 class ExecutionEngine:
     def __init__(
         self,
-        module: Module,
+        module: Module | _ModuleCapsuleCarrier,
         opt_level: int = 2,
         shared_libs: Sequence[str] = [],
         enable_object_dump: bool = True,
@@ -27,8 +35,9 @@ class ExecutionEngine:
         or a shared library cannot be loaded."""
 
     def raw_lookup(self, func_name: str) -> int:
-        """The address of the packed wrapper `void(void **)` of `func_name`;
-        raises RuntimeError if there is none."""
+        """The address of the packed wrapper `void(void **)` of `func_name`,
+        or 0 if the module defines no such function; raises RuntimeError if
+        it uses symbols neither defined nor registered."""
 
     def _num_packed_arguments(self, func_name: str) -> int: ...
     def raw_register_runtime(self, name: str, callback: _Address) -> None:
