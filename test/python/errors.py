@@ -116,14 +116,15 @@ with Context():
     )
 
     # CHECK-LABEL: CASE: invalid pass pipeline
-    # CHECK: ValueError: invalid pass pipeline 'builtin.module(no-such-pass)': {{.*}}'no-such-pass' does not refer to a registered pass or pass pipeline
+    # Upstream's text (MLIR's diagnostic) comes first, as upstream's.
+    # CHECK: ValueError: MLIR Textual PassPipeline Parser:1:1: error: 'no-such-pass' does not refer to a registered pass or pass pipeline
     expect_error(
         "invalid pass pipeline",
         lambda: PassManager.parse("builtin.module(no-such-pass)"),
     )
 
     # CHECK-LABEL: CASE: invalid pass option
-    # CHECK: ValueError: invalid pass pipeline 'builtin.module(canonicalize{max-iterations=x})': failed to add `canonicalize` with options `max-iterations=x`: for the --max-iterations option: 'x' value invalid for long argument!
+    # CHECK: ValueError: failed to add `canonicalize` with options `max-iterations=x`: for the --max-iterations option: 'x' value invalid for long argument!
     expect_error(
         "invalid pass option",
         lambda: PassManager.parse("builtin.module(canonicalize{max-iterations=x})"),
@@ -208,11 +209,47 @@ with Context():
         ),
     )
 
+    # CHECK-LABEL: CASE: PassManager from a wrong capsule
+    # CHECK: TypeError: expected a PassManager capsule
+    expect_error(
+        "PassManager from a wrong capsule",
+        lambda: PassManager._CAPICreate(Context.current._CAPIPtr),
+    )
+
+    # CHECK-LABEL: CASE: released PassManager
+    # CHECK: RuntimeError: the PassManager has been released (_testing_release)
+    def use_released_pass_manager():
+        pm = PassManager.parse(LOWERING)
+        capsule = pm._CAPIPtr
+        pm._testing_release()
+        owner = PassManager._CAPICreate(capsule)
+        pm.run(Module.parse(ADD))
+
+    expect_error("released PassManager", use_released_pass_manager)
+
     # CHECK-LABEL: CASE: engine from a capsule of another kind
     # CHECK: TypeError: expected an mlir.ir.Module: the capsule has the wrong type
     expect_error(
         "engine from a capsule of another kind",
         lambda: ExecutionEngine(Context.current._CAPIPtr),
+    )
+
+    # MLIR aborts the process for module-scope printing on a multithreaded
+    # context.
+    # CHECK-LABEL: CASE: module-scope IR printing with multithreading
+    # CHECK: ValueError: print_module_scope=True needs multithreading disabled on the PassManager's Context: call context.enable_multithreading(False) first
+    expect_error(
+        "module-scope IR printing with multithreading",
+        lambda: PassManager.parse(LOWERING).enable_ir_printing(print_module_scope=True),
+    )
+
+    # CHECK-LABEL: CASE: IR printing into an impossible directory
+    # CHECK: ValueError: cannot use tree_printing_dir_path '/proc/no/such/dir': No such file or directory
+    expect_error(
+        "IR printing into an impossible directory",
+        lambda: PassManager.parse(LOWERING).enable_ir_printing(
+            tree_printing_dir_path="/proc/no/such/dir"
+        ),
     )
 
     # CHECK-LABEL: CASE: missing runtime symbol

@@ -44,19 +44,19 @@ def testParseFail():
         try:
             PassManager.parse("builtin.module(unknown-pass)")
         except ValueError as e:
-            # CHECK: ValueError: invalid pass pipeline 'builtin.module(unknown-pass)': MLIR Textual PassPipeline Parser:1:1: error: 'unknown-pass' does not refer to a registered pass or pass pipeline
-            print("ValueError:", e)
+            # CHECK: ValueError: MLIR Textual PassPipeline Parser:1:1: error: 'unknown-pass' does not refer to a registered pass or pass pipeline
+            print("ValueError:", str(e).splitlines()[0])
         else:
             print("no exception raised")
         try:
             PassManager.parse("canonicalize")
         except ValueError as e:
-            # CHECK: ValueError: invalid pass pipeline 'canonicalize': expected pass pipeline to be wrapped with the anchor operation type, e.g. 'builtin.module(...)'
+            # CHECK: ValueError: expected pass pipeline to be wrapped with the anchor operation type, e.g. 'builtin.module(...)'
             print("ValueError:", e)
         try:
             PassManager.parse("builtin.module(func.func(convert-func-to-llvm))")
         except ValueError as e:
-            # CHECK: ValueError: invalid pass pipeline 'builtin.module(func.func(convert-func-to-llvm))': Can't add pass 'ConvertFuncToLLVMPass' restricted to 'builtin.module' on a PassManager intended to run on 'func.func', did you intend to nest?
+            # CHECK: ValueError: Can't add pass 'ConvertFuncToLLVMPass' restricted to 'builtin.module' on a PassManager intended to run on 'func.func', did you intend to nest?
             print("ValueError:", str(e).splitlines()[0])
 
 
@@ -74,7 +74,7 @@ def testAdd():
         try:
             pm.add("not-a-pass")
         except ValueError as e:
-            # CHECK: ValueError: invalid pass pipeline 'not-a-pass': {{.*}}'not-a-pass' does not refer to a registered pass or pass pipeline
+            # CHECK: ValueError: MLIR Textual PassPipeline Parser:1:1: error: 'not-a-pass' does not refer to a registered pass or pass pipeline
             print("ValueError:", str(e).splitlines()[0])
         # The failed add left the pipeline unchanged.
         # CHECK: builtin.module(func.func(canonicalize{{.*}}),cse)

@@ -21,7 +21,9 @@
 #include <pybind11/stl.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <unistd.h>
 #include <unordered_map>
 #include <vector>
@@ -69,6 +71,10 @@ public:
   static size_t liveCount() { return liveContexts().size(); }
 
   MlirContext get() const { return context; }
+
+  /// Whether passes may run on several threads; MLIR's C API cannot tell.
+  /// True for a context made outside Python too, the safe assumption.
+  bool multithreading = true;
 
 private:
   static std::unordered_map<void *, PyContext *> &liveContexts() {
@@ -523,7 +529,7 @@ private:
 };
 
 /// Parses `pipeline` into `pm`, raising ValueError with the parser's message
-/// and whatever LLVM printed to stderr meanwhile.
+/// (upstream's text, first) and whatever LLVM printed to stderr meanwhile.
 void parsePipeline(MlirOpPassManager pm, const std::string &pipeline,
                    bool append) {
   checkNesting(pipeline);
@@ -542,11 +548,17 @@ void parsePipeline(MlirOpPassManager pm, const std::string &pipeline,
       return begin == std::string::npos ? std::string()
                                         : text.substr(begin, end - begin + 1);
     };
-    std::string reason = trim(error);
+    // Upstream's ValueError text is MLIR's message: keep it first (without
+    // surrounding blank lines), and add only after it.
+    size_t begin = error.find_first_not_of(" \n");
+    size_t end = error.find_last_not_of(" \n");
+    std::string message =
+        begin == std::string::npos ? "" : error.substr(begin, end - begin + 1);
     if (!trim(printed).empty())
-      reason += (reason.empty() ? "" : ": ") + trim(printed);
-    throw py::value_error("invalid pass pipeline '" + pipeline +
-                          "': " + reason);
+      message += (message.empty() ? "" : ": ") + trim(printed);
+    if (message.empty())
+      message = "invalid pass pipeline '" + pipeline + "'";
+    throw py::value_error(message);
   }
   if (!printed.empty()) // not an error: let it through
     std::fwrite(printed.data(), 1, printed.size(), stderr);
@@ -554,22 +566,71 @@ void parsePipeline(MlirOpPassManager pm, const std::string &pipeline,
 
 class PyPassManager {
 public:
+  /// `context` is None for a pass manager made from a capsule: the C API
+  /// cannot tell its context.
   PyPassManager(MlirPassManager pm, py::object context)
       : pm(pm), context(std::move(context)) {}
-  ~PyPassManager() { mlirPassManagerDestroy(pm); }
+  ~PyPassManager() {
+    if (!mlirPassManagerIsNull(pm))
+      mlirPassManagerDestroy(pm);
+  }
   PyPassManager(const PyPassManager &) = delete;
   PyPassManager &operator=(const PyPassManager &) = delete;
+
+  MlirPassManager get() const {
+    if (mlirPassManagerIsNull(pm))
+      throw std::runtime_error(
+          "the PassManager has been released (_testing_release)");
+    return pm;
+  }
+
+  /// Gives up ownership of the pass manager (for tests of the capsule API);
+  /// _CAPICreate takes its context back from releasedContexts().
+  void release() {
+    if (!mlirPassManagerIsNull(pm) && !context.is_none())
+      releasedContexts()[pm.ptr] = context.inc_ref().ptr();
+    pm = MlirPassManager{nullptr};
+  }
+
+  /// The context of each released pass manager, a strong reference; raw
+  /// pointers, so that nothing Python is destroyed after finalization.
+  static std::unordered_map<void *, PyObject *> &releasedContexts() {
+    static std::unordered_map<void *, PyObject *> contexts;
+    return contexts;
+  }
 
   /// Appends `pipeline` (textual form), raising ValueError with the parser's
   /// message if it is not valid.
   void addPipeline(const std::string &pipeline) {
-    parsePipeline(mlirPassManagerGetAsOpPassManager(pm), pipeline,
+    parsePipeline(mlirPassManagerGetAsOpPassManager(get()), pipeline,
                   /*append=*/true);
   }
 
   MlirPassManager pm;
   py::object context;
 };
+
+/// Printing flags from upstream's keyword arguments; the caller destroys
+/// them.
+MlirOpPrintingFlags printingFlags(std::optional<int64_t> largeElementsLimit,
+                                  std::optional<int64_t> largeResourceLimit,
+                                  bool enableDebugInfo, bool prettyDebugInfo,
+                                  bool printGenericOpForm) {
+  MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
+  if (largeElementsLimit) {
+    mlirOpPrintingFlagsElideLargeElementsAttrs(flags, *largeElementsLimit);
+    // As upstream: the elements limit bounds resources too unless given.
+    mlirOpPrintingFlagsElideLargeResourceString(flags, *largeElementsLimit);
+  }
+  if (largeResourceLimit)
+    mlirOpPrintingFlagsElideLargeResourceString(flags, *largeResourceLimit);
+  if (enableDebugInfo)
+    mlirOpPrintingFlagsEnableDebugInfo(flags, /*enable=*/true,
+                                       prettyDebugInfo);
+  if (printGenericOpForm)
+    mlirOpPrintingFlagsPrintGenericOpForm(flags);
+  return flags;
+}
 
 void bindIR(py::module_ &m) {
   py::enum_<MlirDiagnosticSeverity>(m, "DiagnosticSeverity")
@@ -594,6 +655,15 @@ void bindIR(py::module_ &m) {
   contextClass
       .def(py::init(&PyContext::create))
       .def_static("_get_live_count", &PyContext::liveCount)
+      .def(
+          "enable_multithreading",
+          [](PyContext &self, bool enable) {
+            mlirContextEnableMultithreading(self.get(), enable);
+            self.multithreading = enable;
+          },
+          py::arg("enable"),
+          "Let passes run on several threads (the default), or not; IR "
+          "printing at module scope needs it off.")
       .def_property_readonly_static(
           "current",
           [](py::object) -> py::object {
@@ -1252,8 +1322,8 @@ void bindPassManager(py::module_ &m) {
             context = resolveContext(context);
             auto pm = std::make_unique<PyPassManager>(
                 mlirPassManagerCreate(contextOf(context)), context);
-            parsePipeline(mlirPassManagerGetAsOpPassManager(pm->pm), pipeline,
-                          /*append=*/false);
+            parsePipeline(mlirPassManagerGetAsOpPassManager(pm->get()),
+                          pipeline, /*append=*/false);
             return pm.release();
           },
           py::arg("pipeline"), py::arg("context") = py::none())
@@ -1261,32 +1331,108 @@ void bindPassManager(py::module_ &m) {
       .def(
           "enable_verifier",
           [](PyPassManager &self, bool enable) {
-            mlirPassManagerEnableVerifier(self.pm, enable);
+            mlirPassManagerEnableVerifier(self.get(), enable);
           },
           py::arg("enable"))
       .def(
+          "enable_ir_printing",
+          [](PyPassManager &self, bool printBeforeAll, bool printAfterAll,
+             bool printModuleScope, bool printAfterChange,
+             bool printAfterFailure, std::optional<int64_t> largeElementsLimit,
+             std::optional<int64_t> largeResourceLimit, bool enableDebugInfo,
+             bool printGenericOpForm,
+             std::optional<std::string> treePrintingDirPath) {
+            MlirPassManager pm = self.get();
+            // MLIR aborts the process when module-scope printing is set up
+            // on a context that may run passes on several threads.
+            if (printModuleScope &&
+                (self.context.is_none() ||
+                 self.context.cast<PyContext &>().multithreading))
+              throw py::value_error(
+                  "print_module_scope=True needs multithreading disabled on "
+                  "the PassManager's Context: call "
+                  "context.enable_multithreading(False) first");
+            // MLIR only prints to stderr when it cannot write the tree.
+            std::string treePath = treePrintingDirPath.value_or("");
+            if (!treePath.empty()) {
+              std::error_code error;
+              std::filesystem::create_directories(treePath, error);
+              if (error || !std::filesystem::is_directory(treePath))
+                throw py::value_error(
+                    "cannot use tree_printing_dir_path '" + treePath + "': " +
+                    (error ? error.message() : "not a directory"));
+            }
+            MlirOpPrintingFlags flags =
+                printingFlags(largeElementsLimit, largeResourceLimit,
+                              enableDebugInfo, /*prettyDebugInfo=*/false,
+                              printGenericOpForm);
+            mlirPassManagerEnableIRPrinting(
+                pm, printBeforeAll, printAfterAll, printModuleScope,
+                printAfterChange, printAfterFailure, flags,
+                toStringRef(treePath));
+            mlirOpPrintingFlagsDestroy(flags);
+          },
+          py::arg("print_before_all") = false,
+          py::arg("print_after_all") = true,
+          py::arg("print_module_scope") = false,
+          py::arg("print_after_change") = false,
+          py::arg("print_after_failure") = false,
+          py::arg("large_elements_limit") = py::none(),
+          py::arg("large_resource_limit") = py::none(),
+          py::arg("enable_debug_info") = false,
+          py::arg("print_generic_op_form") = false,
+          py::arg("tree_printing_dir_path") = py::none(),
+          "Print the IR around passes, to stderr or to files under "
+          "`tree_printing_dir_path`; by default after every pass.")
+      .def(
           "run",
           [](PyPassManager &self, py::object target) {
+            MlirPassManager pm = self.get();
             PyOperation op = toOperation(target);
-            if (!mlirContextEqual(mlirOperationGetContext(op.operation),
+            if (!self.context.is_none() &&
+                !mlirContextEqual(mlirOperationGetContext(op.operation),
                                   contextOf(self.context)))
               throw py::value_error("the operation belongs to another Context "
                                     "than the PassManager");
-            ErrorCapture errors(self.context);
+            ErrorCapture errors(contextOfOperation(op.operation));
             if (mlirLogicalResultIsFailure(
-                    mlirPassManagerRunOnOp(self.pm, op.operation)))
+                    mlirPassManagerRunOnOp(pm, op.operation)))
               errors.raise("Failure while executing pass pipeline");
           },
           py::arg("operation"))
       .def("__str__",
            [](PyPassManager &self) {
-             return printToString(mlirPrintPassPipeline,
-                                  mlirPassManagerGetAsOpPassManager(self.pm));
+             return printToString(
+                 mlirPrintPassPipeline,
+                 mlirPassManagerGetAsOpPassManager(self.get()));
            })
-      .def_property_readonly("_CAPIPtr", [](PyPassManager &self) {
-        return py::reinterpret_steal<py::object>(
-            mlirPythonPassManagerToCapsule(self.pm));
-      });
+      .def_property_readonly("_CAPIPtr",
+                             [](PyPassManager &self) {
+                               return py::reinterpret_steal<py::object>(
+                                   mlirPythonPassManagerToCapsule(self.get()));
+                             })
+      .def_static(
+          "_CAPICreate",
+          [](py::object capsule) {
+            MlirPassManager pm = mlirPythonCapsuleToPassManager(capsule.ptr());
+            if (mlirPassManagerIsNull(pm)) {
+              PyErr_Clear();
+              throw py::type_error("expected a PassManager capsule");
+            }
+            // Its context, if it was released by a PassManager of ours.
+            py::object context = py::none();
+            auto it = PyPassManager::releasedContexts().find(pm.ptr);
+            if (it != PyPassManager::releasedContexts().end()) {
+              context = py::reinterpret_steal<py::object>(it->second);
+              PyPassManager::releasedContexts().erase(it);
+            }
+            return new PyPassManager(pm, context);
+          },
+          py::arg("capsule"),
+          "Take ownership of the pass manager in `capsule`; its previous "
+          "owner must have released it.")
+      .def("_testing_release", &PyPassManager::release,
+           "Release the pass manager without destroying it (for testing).");
 }
 
 } // namespace
