@@ -6,6 +6,7 @@
 
 import ctypes
 import gc
+import io
 import os
 import subprocess
 import sys
@@ -216,6 +217,13 @@ with Context():
         lambda: PassManager._CAPICreate(Context.current._CAPIPtr),
     )
 
+    # CHECK-LABEL: CASE: Module from a wrong capsule
+    # CHECK: TypeError: expected a Module capsule
+    expect_error(
+        "Module from a wrong capsule",
+        lambda: Module._CAPICreate(Context.current._CAPIPtr),
+    )
+
     # CHECK-LABEL: CASE: released PassManager
     # CHECK: RuntimeError: the PassManager has been released (_testing_release)
     def use_released_pass_manager():
@@ -232,6 +240,25 @@ with Context():
     expect_error(
         "engine from a capsule of another kind",
         lambda: ExecutionEngine(Context.current._CAPIPtr),
+    )
+
+    # CHECK-LABEL: CASE: operation syntax error
+    # CHECK: MLIRError: Unable to parse operation assembly:
+    # CHECK-NEXT: error: "-":1:13: expected non-function type
+    expect_error("operation syntax error", lambda: Operation.parse("func.func @f("))
+
+    # CHECK-LABEL: CASE: module file that does not exist
+    # CHECK: MLIRError: Unable to parse module assembly:
+    # CHECK-NEXT: error: unknown: could not open input file /nonexistent/input.mlir
+    expect_error(
+        "module file that does not exist", lambda: Module.parseFile("/nonexistent/input.mlir")
+    )
+
+    # CHECK-LABEL: CASE: bytecode version out of range
+    # CHECK: ValueError: Unable to honor desired bytecode version 1000: unsupported version requested 1000, must be in range
+    expect_error(
+        "bytecode version out of range",
+        lambda: Module.parse(ADD).operation.write_bytecode(io.BytesIO(), desired_version=1000),
     )
 
     # MLIR aborts the process for module-scope printing on a multithreaded

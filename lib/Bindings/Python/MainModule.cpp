@@ -22,8 +22,10 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <unistd.h>
 #include <unordered_map>
 #include <vector>
@@ -134,6 +136,9 @@ void requireSameContext(MlirContext expected, MlirContext actual,
 /// MLIR's parsers recurse on nesting: deep enough input overflows the stack.
 /// Raises ValueError for input nesting brackets deeper than any real IR.
 void checkNesting(const std::string &text) {
+  // MLIR bytecode (its magic number first) is binary, not bracketed text.
+  if (text.rfind("ML\xefR", 0) == 0)
+    return;
   constexpr int kMaxDepth = 1000;
   int depth = 0;
   for (size_t i = 0; i < text.size(); ++i) {
@@ -221,6 +226,14 @@ public:
                                             this, nullptr);
   }
   ~ErrorCapture() { mlirContextDetachDiagnosticHandler(contextOf(context), id); }
+
+  /// The collected error messages, one a line.
+  std::string messages() const {
+    std::string text;
+    for (const PyDiagnosticInfo &error : errors)
+      text += (text.empty() ? "" : "\n") + error.message;
+    return text;
+  }
 
   [[noreturn]] void raise(const std::string &message) {
     py::object error =
@@ -399,13 +412,60 @@ std::vector<int64_t> memrefShape(MlirType type) {
 class PyModule {
 public:
   PyModule(MlirModule module, py::object context)
-      : module(module), context(std::move(context)) {}
-  ~PyModule() { mlirModuleDestroy(module); }
+      : module(module), context(std::move(context)) {
+    liveModules()[module.ptr] = this;
+  }
+  ~PyModule() {
+    liveModules().erase(module.ptr);
+    mlirModuleDestroy(module);
+  }
   PyModule(const PyModule &) = delete;
   PyModule &operator=(const PyModule &) = delete;
 
+  /// The Python object of `module`: the live one if there is one (so that a
+  /// capsule round trip gives back the same object), else a new one that
+  /// owns the module, as upstream's.
+  static py::object wrap(MlirModule module) {
+    auto it = liveModules().find(module.ptr);
+    if (it != liveModules().end())
+      return py::cast(it->second, py::return_value_policy::reference);
+    return py::cast(
+        new PyModule(module, PyContext::wrap(mlirModuleGetContext(module))),
+        py::return_value_policy::take_ownership);
+  }
+
+  /// How many Module objects of `context` are alive.
+  static size_t liveCount(MlirContext context) {
+    size_t count = 0;
+    for (auto &entry : liveModules())
+      count += mlirContextEqual(mlirModuleGetContext(entry.second->module),
+                                context);
+    return count;
+  }
+
   MlirModule module;
   py::object context;
+
+private:
+  static std::unordered_map<const void *, PyModule *> &liveModules() {
+    static std::unordered_map<const void *, PyModule *> modules;
+    return modules;
+  }
+};
+
+/// Owns an operation parsed on its own (Operation.parse) until the last
+/// Python object referring into it is gone.
+class PyOwnedOperation {
+public:
+  PyOwnedOperation(MlirOperation operation, py::object context)
+      : operation(operation), context(std::move(context)) {}
+  ~PyOwnedOperation() { mlirOperationDestroy(operation); }
+  PyOwnedOperation(const PyOwnedOperation &) = delete;
+  PyOwnedOperation &operator=(const PyOwnedOperation &) = delete;
+
+private:
+  MlirOperation operation;
+  py::object context; // destroyed after the operation
 };
 
 /// An operation; `owner` keeps the module (or parent object) it lives in
@@ -632,6 +692,34 @@ MlirOpPrintingFlags printingFlags(std::optional<int64_t> largeElementsLimit,
   return flags;
 }
 
+/// Operation.get_asm: the textual form as str, or as bytes when `binary`
+/// (upstream's meaning; bytecode is write_bytecode's).
+py::object operationAsm(const PyOperation &self, bool binary,
+                        std::optional<int64_t> largeElementsLimit,
+                        std::optional<int64_t> largeResourceLimit,
+                        bool enableDebugInfo, bool prettyDebugInfo,
+                        bool printGenericOpForm, bool useLocalScope,
+                        bool useNameLocAsPrefix, bool assumeVerified,
+                        bool skipRegions) {
+  MlirOpPrintingFlags flags =
+      printingFlags(largeElementsLimit, largeResourceLimit, enableDebugInfo,
+                    prettyDebugInfo, printGenericOpForm);
+  if (useLocalScope)
+    mlirOpPrintingFlagsUseLocalScope(flags);
+  if (useNameLocAsPrefix)
+    mlirOpPrintingFlagsPrintNameLocAsPrefix(flags);
+  if (assumeVerified)
+    mlirOpPrintingFlagsAssumeVerified(flags);
+  if (skipRegions)
+    mlirOpPrintingFlagsSkipRegions(flags);
+  std::string text;
+  mlirOperationPrintWithFlags(self.operation, flags, appendToString, &text);
+  mlirOpPrintingFlagsDestroy(flags);
+  if (binary)
+    return py::bytes(text);
+  return py::str(text);
+}
+
 void bindIR(py::module_ &m) {
   py::enum_<MlirDiagnosticSeverity>(m, "DiagnosticSeverity")
       .value("ERROR", MlirDiagnosticError)
@@ -648,6 +736,7 @@ void bindIR(py::module_ &m) {
   py::class_<PyNamedAttribute> namedAttributeClass(m, "NamedAttribute");
   py::class_<PyRegion> regionClass(m, "Region");
   py::class_<PyBlock> blockClass(m, "Block");
+  py::class_<PyOwnedOperation>(m, "_OwnedOperation");
 
   //===--------------------------------------------------------------------===//
   // Context.
@@ -655,6 +744,10 @@ void bindIR(py::module_ &m) {
   contextClass
       .def(py::init(&PyContext::create))
       .def_static("_get_live_count", &PyContext::liveCount)
+      .def(
+          "_get_live_module_count",
+          [](PyContext &self) { return PyModule::liveCount(self.get()); },
+          "How many Module objects of this Context are alive.")
       .def(
           "enable_multithreading",
           [](PyContext &self, bool enable) {
@@ -1120,6 +1213,7 @@ class MLIRError(Exception):
   py::class_<PyModule>(m, "Module")
       .def_static(
           "parse",
+          // str is text; bytes is text or MLIR bytecode.
           [](const std::string &asm_, py::object context) {
             MlirModule module =
                 parseOrRaise(context, asm_, mlirModuleCreateParse,
@@ -1127,6 +1221,27 @@ class MLIRError(Exception):
             return new PyModule(module, context);
           },
           py::arg("asm"), py::arg("context") = py::none())
+      .def_static(
+          "parseFile",
+          [](const std::string &path, py::object context) {
+            context = resolveContext(context);
+            // Read it once here only to refuse nesting MLIR's parser cannot
+            // recurse through; MLIR reads it again, naming locations after
+            // the file, and reports a file it cannot open as a diagnostic.
+            std::ifstream file(path, std::ios::binary);
+            if (file) {
+              std::stringstream text;
+              text << file.rdbuf();
+              checkNesting(text.str());
+            }
+            ErrorCapture errors(context);
+            MlirModule module = mlirModuleCreateParseFromFile(
+                contextOf(context), toStringRef(path));
+            if (mlirModuleIsNull(module))
+              errors.raise("Unable to parse module assembly");
+            return new PyModule(module, context);
+          },
+          py::arg("path"), py::arg("context") = py::none())
       .def_static(
           "create",
           [](py::object loc) {
@@ -1163,9 +1278,84 @@ class MLIRError(Exception):
           [](PyModule &self) {
             return py::reinterpret_steal<py::object>(
                 mlirPythonModuleToCapsule(self.module));
-          });
+          })
+      .def_static(
+          "_CAPICreate",
+          [](py::object capsule) {
+            MlirModule module = mlirPythonCapsuleToModule(capsule.ptr());
+            if (mlirModuleIsNull(module)) {
+              PyErr_Clear();
+              throw py::type_error("expected a Module capsule");
+            }
+            return PyModule::wrap(module);
+          },
+          py::arg("capsule"),
+          "The Module in `capsule`: the live Python object if there is one, "
+          "else a new one that takes ownership of the module.");
 
   operationClass
+      .def_static(
+          "parse",
+          [](const std::string &source, const std::string &sourceName,
+             py::object context) {
+            context = resolveContext(context);
+            checkNesting(source);
+            ErrorCapture errors(context);
+            MlirOperation op = mlirOperationCreateParse(
+                contextOf(context), toStringRef(source),
+                toStringRef(sourceName));
+            if (mlirOperationIsNull(op))
+              errors.raise("Unable to parse operation assembly");
+            py::object owner =
+                py::cast(new PyOwnedOperation(op, context),
+                         py::return_value_policy::take_ownership);
+            return PyOperation{op, owner};
+          },
+          py::arg("source"), py::kw_only(), py::arg("source_name") = "",
+          py::arg("context") = py::none(),
+          "Parse one operation, from text (str or bytes) or MLIR bytecode "
+          "(bytes); raises MLIRError with the diagnostics.")
+      .def("get_asm", &operationAsm, py::arg("binary") = false,
+           py::arg("large_elements_limit") = py::none(),
+           py::arg("large_resource_limit") = py::none(),
+           py::arg("enable_debug_info") = false,
+           py::arg("pretty_debug_info") = false,
+           py::arg("print_generic_op_form") = false,
+           py::arg("use_local_scope") = false,
+           py::arg("use_name_loc_as_prefix") = false,
+           py::arg("assume_verified") = false,
+           py::arg("skip_regions") = false,
+           "The textual form: a str, or bytes if `binary`.")
+      .def(
+          "write_bytecode",
+          [](PyOperation &self, py::object file,
+             std::optional<int64_t> desiredVersion) {
+            std::string data;
+            if (!desiredVersion) {
+              mlirOperationWriteBytecode(self.operation, appendToString, &data);
+            } else {
+              // The writer reports an unsupported version as a diagnostic.
+              ErrorCapture errors(contextOfOperation(self.operation));
+              MlirBytecodeWriterConfig config =
+                  mlirBytecodeWriterConfigCreate();
+              mlirBytecodeWriterConfigDesiredEmitVersion(config,
+                                                         *desiredVersion);
+              MlirLogicalResult result = mlirOperationWriteBytecodeWithConfig(
+                  self.operation, config, appendToString, &data);
+              mlirBytecodeWriterConfigDestroy(config);
+              if (mlirLogicalResultIsFailure(result)) {
+                std::string reason = errors.messages();
+                throw py::value_error(
+                    "Unable to honor desired bytecode version " +
+                    std::to_string(*desiredVersion) +
+                    (reason.empty() ? "" : ": " + reason));
+              }
+            }
+            file.attr("write")(py::bytes(data));
+          },
+          py::arg("file"), py::arg("desired_version") = py::none(),
+          "Write the MLIR bytecode of the operation to `file`, a binary file "
+          "object; raises ValueError if `desired_version` is unsupported.")
       .def_property_readonly("name",
                              [](PyOperation &self) {
                                return operationName(self.operation);

@@ -4,7 +4,13 @@
 # raise ValueError when there is none.
 
 from collections.abc import Iterator, Sequence
-from typing import ClassVar, Never, Self, overload
+from typing import ClassVar, Literal, Never, Protocol, Self, overload, type_check_only
+
+@type_check_only
+class _BinaryWriter(Protocol):
+    """A binary file object, such as io.BytesIO or open(path, "wb")."""
+
+    def write(self, data: bytes, /) -> object: ...
 
 class DiagnosticSeverity:
     """A pybind11 enum (not an enum.Enum)."""
@@ -33,6 +39,9 @@ class Context:
     def __init__(self) -> None: ...
     @staticmethod
     def _get_live_count() -> int: ...
+    def _get_live_module_count(self) -> int:
+        """How many Module objects of this Context are alive."""
+
     def enable_multithreading(self, enable: bool) -> None:
         """Module-scope IR printing (PassManager.enable_ir_printing) needs it off."""
 
@@ -304,8 +313,13 @@ class Module:
         """No constructor is bound: raises TypeError."""
 
     @staticmethod
-    def parse(asm: str, context: Context | None = None) -> Module:
-        """Raises MLIRError with the parser's diagnostics."""
+    def parse(asm: str | bytes, context: Context | None = None) -> Module:
+        """Text, or MLIR bytecode as bytes; raises MLIRError with the parser's
+        diagnostics."""
+
+    @staticmethod
+    def parseFile(path: str, context: Context | None = None) -> Module:
+        """Text or bytecode; raises MLIRError, also for a file it cannot open."""
 
     @staticmethod
     def create(loc: Location | None = None) -> Module: ...
@@ -319,10 +333,52 @@ class Module:
     def __str__(self) -> str: ...
     @property
     def _CAPIPtr(self) -> object: ...
+    @staticmethod
+    def _CAPICreate(capsule: object) -> Module:
+        """The live Module of `capsule`, or a new one owning the module."""
 
 class Operation:
     def __init__(self, *args: Never, **kwargs: Never) -> None:
         """No constructor is bound: raises TypeError."""
+
+    @staticmethod
+    def parse(
+        source: str | bytes, *, source_name: str = "", context: Context | None = None
+    ) -> Operation:
+        """Text or MLIR bytecode; raises MLIRError with the parser's diagnostics."""
+
+    @overload
+    def get_asm(
+        self,
+        binary: Literal[False] = False,
+        large_elements_limit: int | None = None,
+        large_resource_limit: int | None = None,
+        enable_debug_info: bool = False,
+        pretty_debug_info: bool = False,
+        print_generic_op_form: bool = False,
+        use_local_scope: bool = False,
+        use_name_loc_as_prefix: bool = False,
+        assume_verified: bool = False,
+        skip_regions: bool = False,
+    ) -> str: ...
+    @overload
+    def get_asm(
+        self,
+        binary: Literal[True],
+        large_elements_limit: int | None = None,
+        large_resource_limit: int | None = None,
+        enable_debug_info: bool = False,
+        pretty_debug_info: bool = False,
+        print_generic_op_form: bool = False,
+        use_local_scope: bool = False,
+        use_name_loc_as_prefix: bool = False,
+        assume_verified: bool = False,
+        skip_regions: bool = False,
+    ) -> bytes:
+        """The textual form as bytes (bytecode is write_bytecode's)."""
+
+    def write_bytecode(self, file: _BinaryWriter, desired_version: int | None = None) -> None:
+        """Raises ValueError if `desired_version` is not supported."""
 
     @property
     def name(self) -> str: ...
