@@ -1360,8 +1360,9 @@ class MLIRError(Exception):
                              [](PyOperation &self) {
                                return operationName(self.operation);
                              })
+      // Upstream's `op.operation is op`.
       .def_property_readonly("operation",
-                             [](PyOperation &self) { return self; })
+                             [](py::object self) { return self; })
       .def_property_readonly("context",
                              [](PyOperation &self) {
                                return contextOfOperation(self.operation);
