@@ -60,9 +60,14 @@ cc_library(
     includes = ["include"],
 )
 
+# The venv's python by label, not by absolute path: the path would put this
+# output base into the stub of every py_binary and py_test, and so into the
+# keys of their actions, which could then never hit a remote cache from
+# another clone. pyvenv.cfg beside it in the runfiles keeps it a venv.
 py_runtime(
     name = "py3_runtime",
-    interpreter_path = "{python}",
+    files = ["venv/pyvenv.cfg"],
+    interpreter = "venv/bin/python3",
     python_version = "PY3",
     # Bazel's default wants `python`, which Debian 12 does not have; the stub
     # only finds the runfiles and then runs interpreter_path.
@@ -81,7 +86,7 @@ toolchain(
 )
 
 exports_files(["python3"])
-""".replace("{python}", str(python)))
+""")
     rctx.symlink(python, "python3")
 
 local_python = repository_rule(
