@@ -45,6 +45,11 @@ print("%s-%s%s-%s" % (python, python, sys.abiflags, platform))
 
 def _local_python_impl(rctx):
     python = _make_venv(rctx, "venv", with_pip = False)
+
+    # pyvenv.cfg is in the runfiles of every Python target: drop the line that
+    # records the command that made it, which names this output base.
+    config = rctx.read("venv/pyvenv.cfg").splitlines()
+    rctx.file("venv/pyvenv.cfg", "\n".join([line for line in config if not line.startswith("command")]) + "\n")
     include, wheel_tag = _run(rctx, "querying the venv's python", [python, "-c", _QUERY]).strip().split("\n")
     rctx.symlink(include, "include")
     rctx.file("WORKSPACE", 'workspace(name = "%s")\n' % rctx.name)

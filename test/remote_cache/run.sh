@@ -93,7 +93,7 @@ say "second build: $line"
 executed=$(sed -E 's/^INFO: [0-9]+ processes?: //; s/\.$//' <<<"$line" | tr ',' '\n' |
   grep -vE '^ *[0-9]+ (remote cache hit|internal)$' || true)
 if [ -n "$executed" ] || ! grep -q 'remote cache hit' <<<"$line"; then
-  say "actions that missed the cache (mnemonic, target, first output):"
+  say "actions that missed the cache (mnemonic, first output):"
   python3 - "$work/second.exec.json" <<'EOF' >&2
 import json, sys
 text, decoder, position = open(sys.argv[1]).read(), json.JSONDecoder(), 0
@@ -103,7 +103,7 @@ while position < len(text.rstrip()):
         position += 1
     if spawn.get("cacheable") and spawn.get("remotable") and not spawn.get("remoteCacheHit"):
         outputs = spawn.get("listedOutputs") or ["?"]
-        print("  %s %s %s" % (spawn.get("mnemonic"), spawn.get("targetLabel", ""), outputs[0]))
+        print("  %s %s" % (spawn.get("mnemonic"), outputs[0]))
 EOF
   echo "remote_cache: FAILED"
   exit 1
