@@ -2,7 +2,8 @@
 directory given on the command line, for @pip's BUILD (//bazel:python.bzl).
 
 Each library holds exactly the files its distribution's RECORD lists (its
-packages, its top-level modules, its compiled libraries and its metadata), and
+packages, its top-level modules, its compiled libraries and its metadata; not
+its console scripts, which are removed), and
 depends on the distributions its metadata requires here. Runs with the
 python3 of pip's venv, whose pip carries the `packaging` library.
 """
@@ -12,6 +13,7 @@ import email.parser
 import json
 import os
 import re
+import shutil
 import sys
 
 from pip._vendor.packaging.requirements import Requirement
@@ -59,7 +61,25 @@ def distribution(site_packages, info):
     return normalize(metadata["Name"]), files, requires
 
 
+def drop_scripts(site_packages):
+    """Removes the console scripts pip wrote, and their lines in RECORD.
+
+    No import needs them, and their shebangs name pip's venv in this output
+    base: through RECORD's hashes they would make every library differ
+    between output bases, and so miss a remote cache.
+    """
+    shutil.rmtree(os.path.join(site_packages, "bin"), ignore_errors=True)
+    for entry in os.listdir(site_packages):
+        record = os.path.join(site_packages, entry, "RECORD")
+        if entry.endswith(".dist-info") and os.path.exists(record):
+            with open(record, encoding="utf-8", newline="") as f:
+                lines = f.read().splitlines(keepends=True)
+            with open(record, "w", encoding="utf-8", newline="") as f:
+                f.writelines(line for line in lines if not line.startswith("../"))
+
+
 def main(site_packages):
+    drop_scripts(site_packages)
     found = list(distributions(site_packages))
     names = {name for name, _, _ in found}
     print("\n# One py_library a distribution, generated from its RECORD and METADATA.")

@@ -23,11 +23,12 @@ mkdir -p "$work/cache" "$work/state"
 [ "$(id -u)" != 0 ] || chown www-data "$work/cache"
 cleanup() {
   [ ! -s "$work/state/nginx.pid" ] || kill "$(cat "$work/state/nginx.pid")" 2>/dev/null || true
-  local root
-  for root in "$work"/output_*; do
-    [ -d "$root" ] || continue
-    bazel --output_user_root="$root" shutdown >/dev/null 2>&1 || true
-    chmod -R u+w "$root" 2>/dev/null || true
+  local clone
+  for clone in first second; do
+    [ -d "$work/output_$clone" ] || continue
+    # From the clone: the output base is per workspace.
+    (cd "$work/$clone" && bazel --output_user_root="$work/output_$clone" shutdown) >/dev/null 2>&1 || true
+    chmod -R u+w "$work/output_$clone" 2>/dev/null || true
   done
   rm -rf "$work"
 }
@@ -67,8 +68,15 @@ fi
 build() { # CLONE CONFIG
   git clone --quiet "$repository" "$work/$1"
   echo "build:remote_cache --remote_cache=$url" >"$work/$1/user.bazelrc"
-  (cd "$work/$1" && ./bazelw --output_user_root="$work/output_$1" test --config="$2" \
-    --execution_log_json_file="$work/$1.exec.json" //...) 2>&1 | tee "$work/$1.log"
+  # In the background, so that a signal reaches cleanup at once.
+  (cd "$work/$1" && exec ./bazelw --output_user_root="$work/output_$1" test --config="$2" \
+    --execution_log_json_file="$work/$1.exec.json" //...) >"$work/$1.log" 2>&1 </dev/null &
+  local pid=$!
+  tail -f --pid="$pid" "$work/$1.log" &
+  local status=0
+  wait "$pid" || status=$?
+  wait
+  [ "$status" -eq 0 ] || { say "bazel test in the $1 clone failed"; exit 1; }
 }
 
 # Bazel's summary, e.g. "INFO: 120 processes: 95 remote cache hit, 25 internal."
