@@ -45,6 +45,11 @@ print("%s-%s%s-%s" % (python, python, sys.abiflags, platform))
 
 def _local_python_impl(rctx):
     python = _make_venv(rctx, "venv", with_pip = False)
+
+    # pyvenv.cfg is in the runfiles of every Python target: drop the line that
+    # records the command that made it, which names this output base.
+    config = rctx.read("venv/pyvenv.cfg").splitlines()
+    rctx.file("venv/pyvenv.cfg", "\n".join([line for line in config if not line.startswith("command")]) + "\n")
     include, wheel_tag = _run(rctx, "querying the venv's python", [python, "-c", _QUERY]).strip().split("\n")
     rctx.symlink(include, "include")
     rctx.file("WORKSPACE", 'workspace(name = "%s")\n' % rctx.name)
@@ -60,9 +65,14 @@ cc_library(
     includes = ["include"],
 )
 
+# The venv's python by label, not by absolute path: the path would put this
+# output base into the stub of every py_binary and py_test, and so into the
+# keys of their actions, which could then never hit a remote cache from
+# another clone. pyvenv.cfg beside it in the runfiles keeps it a venv.
 py_runtime(
     name = "py3_runtime",
-    interpreter_path = "{python}",
+    files = ["venv/pyvenv.cfg"],
+    interpreter = "venv/bin/python3",
     python_version = "PY3",
     # Bazel's default wants `python`, which Debian 12 does not have; the stub
     # only finds the runfiles and then runs interpreter_path.
@@ -81,7 +91,7 @@ toolchain(
 )
 
 exports_files(["python3"])
-""".replace("{python}", str(python)))
+""")
     rctx.symlink(python, "python3")
 
 local_python = repository_rule(

@@ -83,6 +83,7 @@ PyExecutionEngine *create(py::object module, int optLevel,
 
 PYBIND11_MODULE(_mlirExecutionEngine, m) {
   m.doc() = "MLIR JIT execution engine over the MLIR C API";
+  registerUtf8SafeExceptions();
 
   py::class_<PyExecutionEngine>(m, "ExecutionEngine")
       .def(py::init(&create), py::arg("module"), py::arg("opt_level") = 2,

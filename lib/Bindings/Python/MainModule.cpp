@@ -1630,6 +1630,7 @@ void bindPassManager(py::module_ &m) {
 
 PYBIND11_MODULE(_mlir, m) {
   m.doc() = "MLIR IR and pass manager bindings over the MLIR C API";
+  registerUtf8SafeExceptions();
   mlirRegisterAllPasses();
   py::module_ ir = m.def_submodule("ir", "MLIR IR");
   bindIR(ir);

@@ -12,6 +12,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include <cstring>
+#include <stdexcept>
 #include <string>
 
 namespace mlir::python {
@@ -57,6 +59,36 @@ T unwrapCapsule(pybind11::handle object, T (*fromCapsule)(PyObject *),
                                ": the capsule has the wrong type");
   }
   return value;
+}
+
+/// Makes the exceptions this module raises from C++ safe for messages that quote user
+/// input which is not valid UTF-8 (such as bytes given for a pass pipeline):
+/// undecodable bytes are shown as \x escapes instead of leaving an exception
+/// without its message.
+inline void registerUtf8SafeExceptions() {
+  pybind11::register_local_exception_translator([](std::exception_ptr error) {
+    auto raise = [](PyObject *type, const char *message) {
+      PyObject *text =
+          PyUnicode_DecodeUTF8(message, std::strlen(message), "backslashreplace");
+      PyErr_SetObject(type, text);
+      Py_XDECREF(text);
+    };
+    try {
+      std::rethrow_exception(error);
+    } catch (const pybind11::value_error &e) {
+      raise(PyExc_ValueError, e.what());
+    } catch (const pybind11::type_error &e) {
+      raise(PyExc_TypeError, e.what());
+    } catch (const pybind11::key_error &e) {
+      raise(PyExc_KeyError, e.what());
+    } catch (const pybind11::index_error &e) {
+      raise(PyExc_IndexError, e.what());
+    } catch (const pybind11::builtin_exception &) {
+      throw; // StopIteration, AttributeError, ...: pybind11's own mapping
+    } catch (const std::runtime_error &e) {
+      raise(PyExc_RuntimeError, e.what());
+    }
+  });
 }
 
 } // namespace mlir::python
