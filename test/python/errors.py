@@ -127,7 +127,9 @@ with Context():
     # A message quoting input that is not UTF-8 keeps its message.
     # CHECK-LABEL: CASE: pass pipeline not UTF-8
     # CHECK: ValueError: {{.*}}\x80
-    expect_error("pass pipeline not UTF-8", lambda: PassManager.parse(b"\x80"))
+    expect_error(
+        "pass pipeline not UTF-8", lambda: PassManager.parse(b"builtin.module(\x80)")
+    )
 
     # CHECK-LABEL: CASE: invalid pass option
     # CHECK: ValueError: failed to add `canonicalize` with options `max-iterations=x`: for the --max-iterations option: 'x' value invalid for long argument!
