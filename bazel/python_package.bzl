@@ -4,6 +4,8 @@ importable as it is (`PYTHONPATH=bazel-bin/python`) and tests import the same
 tree through runfiles.
 """
 
+load("@rules_python//python:py_info.bzl", "PyInfo")
+
 def package_relative_path(label, file):
     """`file`'s path below `label`'s package, also in an external repository."""
     root_relative = file.path[len(file.root.path) + 1:] if file.root.path else file.path

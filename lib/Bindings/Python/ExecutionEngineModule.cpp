@@ -10,7 +10,7 @@
 #include "PybindUtils.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
-#include "mlir-c/ExecutionEngine.h"
+#include "mlir-c/ExecutionEngineChecked.h"
 
 #include <pybind11/stl.h>
 

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mlir-c/ExecutionEngine.h"
+#include "mlir-c/ExecutionEngineChecked.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"

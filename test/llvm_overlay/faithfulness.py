@@ -1,0 +1,123 @@
+# Our prebuilt @llvm-project is a faithful mirror of upstream's overlay for
+# every name this component uses, and the component uses no other name.
+#
+# RUN: %PYTHON %s | FileCheck %s
+# CHECK: 35 targets as upstream defines them
+# CHECK: every @llvm-project label of ours is upstream's
+#
+# A BUILD file naming a target upstream does not have fails the test.
+# RUN: echo 'deps = ["@llvm-project//mlir:MLIRCAPIIR"]' > %t.BUILD
+# RUN: not %PYTHON %s --scan %t.BUILD | FileCheck --check-prefix=UNKNOWN %s
+# UNKNOWN: @llvm-project//mlir:MLIRCAPIIR, in {{.*}}.BUILD, is not in upstream's overlay
+
+import os
+import re
+import sys
+
+from upstream_overlay import UPSTREAM
+
+
+def our_targets():
+    """package:name -> facts, from evaluating the generated overlay BUILD files."""
+    targets = {}
+    for package in ["llvm", "mlir"]:
+        def rule(kind):
+            def record(name, **attrs):
+                targets["%s:%s" % (package, name)] = dict(attrs, kind=kind)
+            return record
+
+        scope = {
+            "load": lambda *args: None,
+            "package": lambda **kwargs: None,
+            "exports_files": lambda *args, **kwargs: None,
+            "glob": lambda patterns, exclude=(): list(patterns),
+            "cc_library": rule("cc_library"),
+            "cc_import": rule("cc_import"),
+            "filegroup": rule("filegroup"),
+            "True": True,
+        }
+        with open(os.environ["OVERLAY_" + package.upper()]) as f:
+            exec(f.read(), scope)
+    # Names starting with "_" are the mirror's own plumbing.
+    return {k: v for k, v in targets.items() if not k.split(":")[1].startswith("_")}
+
+
+def facts(target):
+    """What a user of the name depends on, in upstream's terms."""
+    if target["kind"] == "filegroup":
+        (src,) = target["srcs"]
+        shared = src.startswith("lib/")
+        return {"rule": "cc_binary", "linkshared": shared, "alwayslink": False,
+                "testonly": bool(target.get("testonly")), "hdrs": [], "textual_hdrs": []}
+    return {
+        "rule": target["kind"],
+        "alwayslink": bool(target.get("alwayslink")),
+        "testonly": bool(target.get("testonly")),
+        "hdrs": target.get("hdrs", []),
+        "textual_hdrs": target.get("textual_hdrs", []),
+    }
+
+
+def compare():
+    errors = []
+    ours = our_targets()
+    for name in sorted(set(ours) | set(UPSTREAM)):
+        if name not in ours:
+            errors.append("%s: in upstream's table, missing from our overlay" % name)
+        elif name not in UPSTREAM:
+            errors.append("%s: in our overlay, not in upstream's table" % name)
+        else:
+            mine, theirs = facts(ours[name]), dict(UPSTREAM[name])
+            theirs.setdefault("linkshared", False)
+            if mine["rule"] == "cc_library":
+                theirs.pop("linkshared")
+            for key in theirs:
+                a, b = mine[key], theirs[key]
+                if isinstance(a, list):
+                    a, b = sorted(a), sorted(b)
+                if a != b:
+                    errors.append("%s: %s is %r, upstream's is %r" % (name, key, a, b))
+    return len(ours), errors
+
+
+def our_build_files():
+    """Every BUILD, WORKSPACE and .bzl file of this source tree."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+    for directory, subdirs, files in os.walk(root):
+        subdirs[:] = [d for d in subdirs if not d.startswith(".")]
+        for f in files:
+            if f in ("BUILD", "BUILD.bazel", "WORKSPACE") or f.endswith((".bzl", ".BUILD")):
+                yield os.path.join(directory, f)
+
+
+def unknown_labels(paths):
+    errors = []
+    for path in paths:
+        with open(path) as f:
+            for package, name in re.findall(r"@llvm-project//([\w/-]+):([\w.+-]+)", f.read()):
+                # The prebuilt overlay's BUILD files, which this test reads.
+                if name == "BUILD" and path.endswith("llvm_overlay/BUILD"):
+                    continue
+                if "%s:%s" % (package, name) not in UPSTREAM:
+                    errors.append("@llvm-project//%s:%s, in %s, is not in upstream's overlay"
+                                  % (package, name, path))
+    return errors
+
+
+def main():
+    if sys.argv[1:2] == ["--scan"]:
+        errors = unknown_labels(sys.argv[2:])
+    else:
+        count, errors = compare()
+        if not errors:
+            print("%d targets as upstream defines them" % count)
+        label_errors = unknown_labels(our_build_files())
+        if not label_errors:
+            print("every @llvm-project label of ours is upstream's")
+        errors += label_errors
+    for error in errors:
+        print(error)
+    sys.exit(1 if errors else 0)
+
+
+main()
