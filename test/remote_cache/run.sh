@@ -72,6 +72,7 @@ git clone --quiet "$work/first" "$work/second"
 build() { # CLONE CONFIG
   echo "build:remote_cache --remote_cache=$url" >"$work/$1/user.bazelrc"
   # In the background, so that a signal reaches cleanup at once.
+  : >"$work/$1.log"
   (cd "$work/$1" && exec ./bazelw --output_user_root="$work/output_$1" test --config="$2" \
     --execution_log_json_file="$work/$1.exec.json" //...) >"$work/$1.log" 2>&1 </dev/null &
   local pid=$!
