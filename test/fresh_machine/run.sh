@@ -123,6 +123,7 @@ environment=(HOME=/root LANG=C.UTF-8 PATH=/usr/local/sbin:/usr/local/bin:/usr/sb
 for name in http_proxy https_proxy no_proxy HTTP_PROXY HTTPS_PROXY NO_PROXY; do
   [ -z "${!name:-}" ] || environment+=("$name=${!name}")
 done
+: >"$output"
 env -i "${environment[@]}" chroot "$root" /bin/bash -c '
     set -e
     cd /root/mlir_execution_engine

@@ -62,13 +62,17 @@ then
   exit 1
 fi
 
-# Builds and tests //... in a new clone at $work/CLONE with output root
+# Two clones of one commit, at different paths.
+git clone --quiet "$repository" "$work/first"
+git clone --quiet "$work/first" "$work/second"
+
+# Builds and tests //... in the clone at $work/CLONE with output root
 # $work/output_CLONE, with the URL in the clone's user.bazelrc as the README
 # says, and the given config. Bazel's output goes to $work/CLONE.log.
 build() { # CLONE CONFIG
-  git clone --quiet "$repository" "$work/$1"
   echo "build:remote_cache --remote_cache=$url" >"$work/$1/user.bazelrc"
   # In the background, so that a signal reaches cleanup at once.
+  : >"$work/$1.log"
   (cd "$work/$1" && exec ./bazelw --output_user_root="$work/output_$1" test --config="$2" \
     --execution_log_json_file="$work/$1.exec.json" //...) >"$work/$1.log" 2>&1 </dev/null &
   local pid=$!
