@@ -11,7 +11,7 @@ import struct
 _CAPI = os.path.join(os.path.dirname(__file__), "libMLIRPythonCAPI.so")
 
 
-def _rpath(library):
+def _rpath(library: str) -> str:
     """The DT_RUNPATH (or DT_RPATH) of an ELF64 little-endian `library`, or ''.
 
     It names the LLVM lib directory the library was linked against.
@@ -30,11 +30,12 @@ def _rpath(library):
         for i in range(offset, offset + size, 16):
             tag, value = struct.unpack_from("<qQ", elf, i)
             if tag in (15, 29):  # DT_RPATH, DT_RUNPATH
-                return elf[strtab + value : elf.index(b"\0", strtab + value)].decode()
+                start = strtab + value
+                return elf[start : elf.index(b"\0", start)].decode()
     return ""
 
 
-def _load_capi():
+def _load_capi() -> None:
     try:
         ctypes.CDLL(_CAPI)
     except OSError as error:
