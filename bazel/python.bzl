@@ -1,9 +1,10 @@
 """Repository rules for a hermetic Python: @local_python, a venv made from the
 host's python3 that sees none of the host's site-packages, with that
 interpreter's headers; and @pip, the packages of the hash-pinned lock file,
-one py_library a distribution.
+one py_library a distribution; pip_download, the wheels of lock files for
+tests that install them offline.
 
-Both start from the `python3` on PATH (PYTHON_BIN_PATH overrides it), so
+All start from the `python3` on PATH (PYTHON_BIN_PATH overrides it), so
 extension modules are built against the interpreter that runs the tests, and
 every import a target makes comes from its declared deps.
 """
@@ -136,5 +137,43 @@ pip_install = repository_rule(
         "requirements": attr.label(mandatory = True, allow_single_file = True),
         "_generator": attr.label(default = Label("//bazel:pip_libraries.py"), allow_single_file = True),
     },
+    environ = ["PATH", "PYTHON_BIN_PATH"],
+)
+
+def _pip_download_impl(rctx):
+    # The wheels of hash-pinned lock files, not installed: for tests that
+    # pip-install them offline (`--no-index --find-links`). Each lock's wheels
+    # go to the directory its dict value names, next to a copy of the lock.
+    pip_python = _make_venv(rctx, "pip_venv", with_pip = True)
+    build = ['package(default_visibility = ["//visibility:public"])\n']
+    for label, directory in rctx.attr.requirements.items():
+        lock = rctx.path(label)
+        rctx.report_progress("pip download -r " + str(lock))
+        _run(rctx, "pip download -r %s" % lock, [
+            pip_python,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-deps",
+            "--require-hashes",
+            "--only-binary=:all:",
+            "--dest=" + directory,
+            "-r",
+            lock,
+        ], timeout = 900)
+        rctx.symlink(lock, directory + "/requirements.txt")
+        build.append('filegroup(\n    name = "%s",\n    srcs = glob(["%s/*"]),\n)\n' % (directory, directory))
+    rctx.file("WORKSPACE", 'workspace(name = "%s")\n' % rctx.name)
+    rctx.file("BUILD", "\n".join(build))
+    rctx.delete("pip_venv")
+
+pip_download = repository_rule(
+    implementation = _pip_download_impl,
+    attrs = {
+        "requirements": attr.label_keyed_string_dict(mandatory = True, allow_files = True),
+    },
+    # pip picks the wheels of the python3 the build uses.
     environ = ["PATH", "PYTHON_BIN_PATH"],
 )

@@ -17,7 +17,11 @@ def _wheel_impl(ctx):
     args.add("--version", ctx.attr.version)
     args.add("--tag", WHEEL_TAG)
     args.add("--summary", ctx.attr.summary)
-    args.add("--lock", ctx.file.requirements)
+    args.add("--requires-python", ctx.attr.requires_python)
+    args.add("--license", ctx.attr.license)
+    args.add_all(ctx.attr.classifiers, before_each = "--classifier")
+    args.add("--note", ctx.attr.note)
+    args.add("--readme", ctx.file.readme)
     args.add_all(ctx.attr.requires, before_each = "--requires")
     package = ctx.attr.package
     for f in package.files.to_list():
@@ -26,7 +30,7 @@ def _wheel_impl(ctx):
     ctx.actions.run(
         executable = ctx.file._python,
         arguments = [ctx.file._script.path, args],
-        inputs = package.files.to_list() + [ctx.file._script, ctx.file.requirements],
+        inputs = package.files.to_list() + [ctx.file._script, ctx.file.readme],
         outputs = [wheel],
         mnemonic = "PyWheel",
         progress_message = "Writing wheel %s" % wheel.short_path,
@@ -38,8 +42,12 @@ wheel = rule(
     attrs = {
         "distribution": attr.string(mandatory = True),
         "package": attr.label(mandatory = True, doc = "a python_package"),
-        "requirements": attr.label(mandatory = True, allow_single_file = True),
-        "requires": attr.string_list(doc = "distributions pinned at their version in `requirements`"),
+        "classifiers": attr.string_list(),
+        "license": attr.string(doc = "an SPDX license expression"),
+        "note": attr.string(doc = "a paragraph put before the README in the description"),
+        "readme": attr.label(mandatory = True, allow_single_file = [".md"], doc = "the description (Markdown)"),
+        "requires": attr.string_list(doc = "requirements with the version ranges the package supports"),
+        "requires_python": attr.string(),
         "summary": attr.string(),
         "version": attr.string(mandatory = True),
         "_python": attr.label(default = Label("@local_python//:python3"), allow_single_file = True),

@@ -7,25 +7,7 @@ fixed timestamp, so that the same inputs give the same wheel.
 import argparse
 import base64
 import hashlib
-import re
 import zipfile
-
-
-def pinned(lock, names):
-    """'name==version' for each name, from a pip lock file."""
-    versions = {}
-    for line in open(lock):
-        m = re.match(r"([A-Za-z0-9_.-]+)==([^\s;\\]+)", line)
-        if m:
-            versions[normalize(m.group(1))] = m.group(2)
-    missing = [n for n in names if normalize(n) not in versions]
-    if missing:
-        raise SystemExit(f"wheel.py: {', '.join(missing)} not pinned in {lock}")
-    return [f"{n}=={versions[normalize(n)]}" for n in names]
-
-
-def normalize(name):
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def main():
@@ -35,18 +17,34 @@ def main():
     parser.add_argument("--version", required=True)
     parser.add_argument("--tag", required=True)
     parser.add_argument("--summary", default="")
-    parser.add_argument("--lock", required=True)
+    parser.add_argument("--requires-python", default="")
+    parser.add_argument("--license", default="")
+    parser.add_argument("--classifier", action="append", default=[])
+    parser.add_argument("--note", default="")
+    parser.add_argument("--readme", required=True)
     parser.add_argument("--requires", action="append", default=[])
     parser.add_argument("files", nargs="*")
     args = parser.parse_args()
 
     dist_info = f"{args.distribution}-{args.version}.dist-info"
+    # Core metadata 2.1 (pip 19.1 and later read it): headers, then the
+    # description as the message body.
     metadata = [
         "Metadata-Version: 2.1",
         f"Name: {args.distribution}",
         f"Version: {args.version}",
         f"Summary: {args.summary}",
-    ] + [f"Requires-Dist: {r}" for r in pinned(args.lock, args.requires)]
+        f"License: {args.license}",
+        "Description-Content-Type: text/markdown",
+    ]
+    metadata += [f"Classifier: {c}" for c in args.classifier]
+    if args.requires_python:
+        metadata.append(f"Requires-Python: {args.requires_python}")
+    metadata += [f"Requires-Dist: {r}" for r in args.requires]
+    with open(args.readme, encoding="utf-8") as f:
+        description = f.read()
+    if args.note:
+        description = f"> {args.note}\n\n{description}"
     wheel = [
         "Wheel-Version: 1.0",
         "Generator: bazel/wheel.py",
@@ -58,7 +56,7 @@ def main():
         path, _, file = spec.partition("=")
         with open(file, "rb") as f:
             entries[path] = f.read()
-    entries[f"{dist_info}/METADATA"] = ("\n".join(metadata) + "\n").encode()
+    entries[f"{dist_info}/METADATA"] = ("\n".join(metadata) + "\n\n" + description).encode()
     entries[f"{dist_info}/WHEEL"] = ("\n".join(wheel) + "\n").encode()
 
     record = []

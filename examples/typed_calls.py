@@ -1,6 +1,7 @@
 """Typed calls: Python values and numpy arrays in, a Python callback out."""
 
 import numpy as np
+import numpy.typing as npt
 
 from mlir.execution_engine import jit
 
@@ -25,7 +26,7 @@ def main() -> None:
     module = jit(SOURCE)
 
     @module.callback("report")
-    def report(count: int, values: np.ndarray) -> float:
+    def report(count: int, values: npt.NDArray[np.float32]) -> float:
         # `values` views the caller's array; it is valid during the call.
         print(f"report: {count} values, first {values[:3]}")
         return float(values.sum())

@@ -7,6 +7,8 @@ import ctypes
 import os
 import sys
 
+import numpy as np
+
 import mlir
 from mlir.execution_engine import ExecutionEngine, jit
 from mlir.ir import Context, Module
@@ -48,5 +50,24 @@ with Context():
     typed_result = typed.callback_test(42.0, 2)
     print(f"typed callback_test(42.0, 2) = {typed_result}")
     assert typed_result == 44.0, typed_result
+
+# A typed call with a memref: numpy arrays in and out, without copying.
+scale = jit("""
+func.func @scale(%x: memref<?xf32>, %s: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  scf.for %i = %c0 to %n step %c1 {
+    %v = memref.load %x[%i] : memref<?xf32>
+    %w = arith.mulf %v, %s : f32
+    memref.store %w, %x[%i] : memref<?xf32>
+  }
+  return
+}
+""")
+values = np.arange(8, dtype=np.float32)
+scale.scale(values, 2.0)
+print(f"numpy {np.__version__}: scale(arange(8), 2.0) = {values.tolist()}")
+assert values.tolist() == [2.0 * i for i in range(8)], values
 
 print("wheel scenario: OK")

@@ -1,6 +1,12 @@
-"""pip-installs the wheel into a fresh venv and runs scenario.py there."""
+"""pip-installs the wheel into fresh venvs next to the oldest and the newest
+numpy it declares and runs scenario.py in each.
 
+Usage (from BUILD): wheel_test.py --requires-python=SPEC --requires=REQ...
+"""
+
+import argparse
 import glob
+import json
 import os
 import shutil
 import subprocess
@@ -8,6 +14,7 @@ import sys
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ARGS = None  # the expected metadata, from BUILD
 
 
 def runfile(pattern):
@@ -15,39 +22,107 @@ def runfile(pattern):
     return path
 
 
+# Run with a venv's python: the installed distributions' versions and the
+# wheel's metadata, checked against each other with pip's `packaging`.
+QUERY = """
+import json
+from importlib import metadata
+from pip._vendor.packaging.requirements import Requirement
+versions = {n: metadata.version(n) for n in ("numpy", "ml_dtypes")}
+try:
+    dist = metadata.distribution("mlir_execution_engine")
+except metadata.PackageNotFoundError:  # not installed yet
+    print(json.dumps({"versions": versions}))
+    raise SystemExit
+requires = dist.requires or []
+in_range = all(Requirement(r).specifier.contains(versions[Requirement(r).name], prereleases=True) for r in requires)
+print(json.dumps({"requires": requires, "requires_python": dist.metadata["Requires-Python"],
+                  "license": dist.metadata["License"], "versions": versions, "in_range": in_range}))
+"""
+
+
 class WheelTest(unittest.TestCase):
-    def test_wheel_in_venv(self):
-        tmp = os.environ["TEST_TMPDIR"]
-        wheel = runfile("*/mlir_execution_engine-*.whl")
-        # @pip's real site-packages directory, outside the runfiles tree.
-        numpy = os.path.realpath(runfile("pip/site-packages/numpy/__init__.py"))
-        site_packages = os.path.dirname(os.path.dirname(numpy))
-        # Nothing of Bazel's Python environment reaches the venv's python.
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "RUNFILES"))}
+    def setUp(self):
+        self.tmp = os.environ["TEST_TMPDIR"]
+        self.wheel = runfile("*/mlir_execution_engine-*.whl")
+        # Nothing of Bazel's Python environment reaches the venvs' python.
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "RUNFILES"))}
 
-        def run(*cmd):
-            result = subprocess.run(cmd, env=env, cwd=tmp, capture_output=True, text=True)
-            if result.returncode != 0:
-                self.fail("%s failed:\n%s%s" % (" ".join(cmd), result.stdout, result.stderr))
-            return result.stdout
+    def run_ok(self, *cmd):
+        result = subprocess.run(cmd, env=self.env, cwd=self.tmp, capture_output=True, text=True)
+        if result.returncode != 0:
+            self.fail("%s failed:\n%s%s" % (" ".join(cmd), result.stdout, result.stderr))
+        return result.stdout
 
-        venv = os.path.join(tmp, "venv")
-        run(sys.executable, "-m", "venv", venv)
+    def venv_with(self, which):
+        """A fresh venv holding numpy and ml_dtypes from @pip_wheel_test//:WHICH, then the wheel."""
+        wheels = os.path.dirname(runfile(f"pip_wheel_test/{which}/requirements.txt"))
+        venv = os.path.join(self.tmp, which)
+        self.run_ok(sys.executable, "-m", "venv", venv)
         python = os.path.join(venv, "bin", "python")
-        pip = [python, "-m", "pip", "--disable-pip-version-check", "--no-cache-dir"]
-        run(*pip, "install", "--quiet", "--no-index", "--no-deps", wheel)
-        purelib = run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])")
-        with open(os.path.join(purelib.strip(), "bazel_pip.pth"), "w") as f:
-            f.write(site_packages + "\n")
-        # The wheel's Requires-Dist are met by the lock's numpy and ml_dtypes.
-        run(*pip, "check")
+        pip = [python, "-m", "pip", "--disable-pip-version-check", "--no-cache-dir", "install", "--quiet", "--no-index"]
+        self.run_ok(*pip, "--find-links", wheels, "--require-hashes", "-r", os.path.join(wheels, "requirements.txt"))
+        before = self.query(python)["versions"]
+        # The wheel's dependencies are met by what is there: pip changes nothing.
+        self.run_ok(*pip, self.wheel)
+        info = self.query(python)
+        self.assertEqual(info["versions"], before, "installing the wheel changed numpy or ml_dtypes")
+        self.run_ok(python, "-m", "pip", "check")
+        return venv, python, info
 
+    def query(self, python):
+        return json.loads(self.run_ok(python, "-c", QUERY))
+
+    def check_venv(self, which):
+        venv, python, info = self.venv_with(which)
+        print(which, info["versions"])
+        self.assertEqual(sorted(info["requires"]), sorted(ARGS.requires))
+        self.assertEqual(info["requires_python"], ARGS.requires_python)
+        self.assertEqual(info["license"], "Apache-2.0 WITH LLVM-exception")
+        self.assertTrue(info["in_range"], info)
         # A copy, so that the script's directory on sys.path is not in runfiles.
-        scenario = shutil.copy(os.path.join(HERE, "scenario.py"), tmp)
-        output = run(python, scenario, venv)
+        scenario = shutil.copy(os.path.join(HERE, "scenario.py"), self.tmp)
+        output = self.run_ok(python, scenario, venv)
         print(output)
         self.assertIn("callback_test(42.0, 2) = 44.0", output)
+        self.assertIn("wheel scenario: OK", output)
+        return venv, python, info
+
+    def test_oldest(self):
+        venv, python, info = self.check_venv("oldest")
+        # The oldest numpy is each range's floor where it has wheels for this
+        # Python (numpy 2.0 has none for 3.13).
+        floors = {"numpy": "2.0.0" if sys.version_info < (3, 13) else "2.1.0", "ml_dtypes": "0.5.0"}
+        self.assertEqual(info["versions"], floors)
+        self.check_missing_llvm(venv, python)
+
+    def test_newest(self):
+        self.check_venv("newest")
+
+    def check_missing_llvm(self, venv, python):
+        """A copy of the package whose C API library points at an LLVM that is not there."""
+        (package,) = glob.glob(os.path.join(venv, "lib", "python*", "site-packages", "mlir"))
+        broken = os.path.join(self.tmp, "broken")
+        shutil.copytree(package, os.path.join(broken, "mlir"))
+        capi = os.path.join(broken, "mlir", "_mlir_libs", "libMLIRPythonCAPI.so")
+        with open(capi, "rb") as f:
+            data = f.read()
+        # Same length, so the ELF's offsets stay valid.
+        self.assertIn(b"/llvm-22/lib", data)
+        with open(capi, "wb") as f:
+            f.write(data.replace(b"/llvm-22/lib", b"/llvm-XX/lib"))
+        result = subprocess.run(
+            [python, "-c", "import mlir.ir"], env=dict(self.env, PYTHONPATH=broken), cwd=self.tmp, capture_output=True, text=True
+        )
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("ImportError: mlir cannot load its MLIR C API library", result.stderr)
+        self.assertIn("apt-get install libmlir-22-dev", result.stderr)
+        self.assertIn("/llvm-XX/lib", result.stderr)
 
 
 if __name__ == "__main__":
-    unittest.main()
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--requires-python", required=True)
+    parser.add_argument("--requires", action="append", default=[])
+    ARGS, rest = parser.parse_known_args()
+    unittest.main(argv=[sys.argv[0]] + rest)
