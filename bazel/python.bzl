@@ -101,26 +101,31 @@ local_python = repository_rule(
     local = True,
 )
 
-def _pip_install_impl(rctx):
-    # pip runs from a venv of its own: the host python3 may have no pip, or an
-    # externally managed one.
-    pip_python = _make_venv(rctx, "pip_venv", with_pip = True)
-    lock = rctx.path(rctx.attr.requirements)
-    rctx.report_progress("pip install -r " + str(lock))
-    _run(rctx, "pip install -r %s" % lock, [
+def _pip(rctx, pip_python, verb, lock, directory):
+    """`pip install` (into `directory`, as a site-packages) or `pip download`
+    (the wheels, into `directory`) of a hash-pinned lock file, without
+    dependencies beyond those it lists."""
+    rctx.report_progress("pip %s -r %s" % (verb, lock))
+    _run(rctx, "pip %s -r %s" % (verb, lock), [
         pip_python,
         "-m",
         "pip",
-        "install",
+        verb,
         "--quiet",
         "--disable-pip-version-check",
         "--no-deps",
         "--require-hashes",
         "--only-binary=:all:",
-        "--target=site-packages",
+        ("--target=" if verb == "install" else "--dest=") + directory,
         "-r",
         lock,
     ], timeout = 900)
+
+def _pip_install_impl(rctx):
+    # pip runs from a venv of its own: the host python3 may have no pip, or an
+    # externally managed one.
+    pip_python = _make_venv(rctx, "pip_venv", with_pip = True)
+    _pip(rctx, pip_python, "install", rctx.path(rctx.attr.requirements), "site-packages")
     rctx.file("WORKSPACE", 'workspace(name = "%s")\n' % rctx.name)
     libraries = _run(rctx, "listing the installed distributions", [
         pip_python,
@@ -148,21 +153,7 @@ def _pip_download_impl(rctx):
     build = ['package(default_visibility = ["//visibility:public"])\n']
     for label, directory in rctx.attr.requirements.items():
         lock = rctx.path(label)
-        rctx.report_progress("pip download -r " + str(lock))
-        _run(rctx, "pip download -r %s" % lock, [
-            pip_python,
-            "-m",
-            "pip",
-            "download",
-            "--quiet",
-            "--disable-pip-version-check",
-            "--no-deps",
-            "--require-hashes",
-            "--only-binary=:all:",
-            "--dest=" + directory,
-            "-r",
-            lock,
-        ], timeout = 900)
+        _pip(rctx, pip_python, "download", lock, directory)
         rctx.symlink(lock, directory + "/requirements.txt")
         build.append('filegroup(\n    name = "%s",\n    srcs = glob(["%s/*"]),\n)\n' % (directory, directory))
     rctx.file("WORKSPACE", 'workspace(name = "%s")\n' % rctx.name)

@@ -525,32 +525,20 @@ run(testThreads)
 # when the process lacks them. Rounding is IEEE's: once, to nearest even.
 # CHECK-LABEL: TEST: testBF16Rounding
 def testBF16Rounding():
-    module = jit(
-        """
-        func.func @from_f32(%x: memref<?xf32>, %y: memref<?xbf16>) {
+    source = """
+        func.func @from_{t}(%x: memref<?x{t}>, %y: memref<?xbf16>) {{
           %c0 = arith.constant 0 : index
           %c1 = arith.constant 1 : index
-          %n = memref.dim %x, %c0 : memref<?xf32>
-          scf.for %i = %c0 to %n step %c1 {
-            %v = memref.load %x[%i] : memref<?xf32>
-            %t = arith.truncf %v : f32 to bf16
+          %n = memref.dim %x, %c0 : memref<?x{t}>
+          scf.for %i = %c0 to %n step %c1 {{
+            %v = memref.load %x[%i] : memref<?x{t}>
+            %t = arith.truncf %v : {t} to bf16
             memref.store %t, %y[%i] : memref<?xbf16>
-          }
+          }}
           return
-        }
-        func.func @from_f64(%x: memref<?xf64>, %y: memref<?xbf16>) {
-          %c0 = arith.constant 0 : index
-          %c1 = arith.constant 1 : index
-          %n = memref.dim %x, %c0 : memref<?xf64>
-          scf.for %i = %c0 to %n step %c1 {
-            %v = memref.load %x[%i] : memref<?xf64>
-            %t = arith.truncf %v : f64 to bf16
-            memref.store %t, %y[%i] : memref<?xbf16>
-          }
-          return
-        }
+        }}
         """
-    )
+    module = jit(source.format(t="f32") + source.format(t="f64"))
     # Ties to even (1 + 2**-8 and 1 + 3 * 2**-8), just above a tie (where
     # rounding through f32 first would land on the tie and round wrongly),
     # overflow to infinity, subnormals, signed zeros, infinities and NaN.
