@@ -21,6 +21,8 @@ class ExecutionEngine(_execution_engine.ExecutionEngine):
         the arguments and results (see `invoke`). Raises RuntimeError if the
         module has no such function.
         """
+        if not isinstance(name, str):
+            raise TypeError(f"the function name must be a str, got {type(name).__name__}")
         address = self.raw_lookup("_mlir_ciface_" + name)
         if not address:
             # Upstream's message first; then why, in the user's terms.
@@ -62,6 +64,10 @@ class ExecutionEngine(_execution_engine.ExecutionEngine):
         packed_args = (ctypes.c_void_p * len(ctypes_args))()
         for index, arg in enumerate(ctypes_args):
             try:
+                # ctypes.cast takes a str too, but points into a buffer it
+                # frees at once: the jitted code would read freed memory.
+                if isinstance(arg, str):
+                    raise ctypes.ArgumentError
                 address = ctypes.cast(arg, ctypes.c_void_p).value
             except ctypes.ArgumentError:
                 raise TypeError(

@@ -217,6 +217,40 @@ with Context():
         ),
     )
 
+    # ctypes.cast of a str points into a buffer it frees at once.
+    # CHECK-LABEL: CASE: invoke with a str
+    # CHECK: TypeError: argument 0 of 'add' must be a pointer, such as ctypes.pointer(x) or ctypes.byref(x) for a ctypes value x, got str
+    expect_error(
+        "invoke with a str",
+        lambda: ExecutionEngine(lowered(ADD)).invoke(
+            "add", "ab", ctypes.byref(ctypes.c_int64()), ctypes.byref(ctypes.c_int64())
+        ),
+    )
+
+    # CHECK-LABEL: CASE: lookup of a name that is not a str
+    # CHECK: TypeError: the function name must be a str, got bytes
+    expect_error("lookup of a name that is not a str", lambda: ExecutionEngine(lowered(ADD)).lookup(b"add"))
+
+    # A second owner of a live pass manager would destroy it twice.
+    # CHECK-LABEL: CASE: PassManager from the capsule of a live one
+    # CHECK: same object: True
+    # CHECK: runs after the first is deleted: True
+    def pass_manager_from_live_capsule():
+        pm = PassManager.parse("builtin.module(cse)")
+        again = PassManager._CAPICreate(pm._CAPIPtr)
+        print("same object:", again is pm)
+        del pm, again
+        gc.collect()
+        module = Module.parse(ADD)
+        pm = PassManager.parse("builtin.module(cse)")
+        copy = PassManager._CAPICreate(pm._CAPIPtr)
+        del pm
+        gc.collect()
+        copy.run(module.operation)
+        print("runs after the first is deleted:", True)
+
+    expect_error("PassManager from the capsule of a live one", pass_manager_from_live_capsule)
+
     # CHECK-LABEL: CASE: PassManager from a wrong capsule
     # CHECK: TypeError: expected a PassManager capsule
     expect_error(

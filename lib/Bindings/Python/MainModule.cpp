@@ -629,10 +629,23 @@ public:
   /// `context` is None for a pass manager made from a capsule: the C API
   /// cannot tell its context.
   PyPassManager(MlirPassManager pm, py::object context)
-      : pm(pm), context(std::move(context)) {}
-  ~PyPassManager() {
+      : pm(pm), context(std::move(context)) {
     if (!mlirPassManagerIsNull(pm))
+      owners()[pm.ptr] = this;
+  }
+  ~PyPassManager() {
+    if (!mlirPassManagerIsNull(pm)) {
+      owners().erase(pm.ptr);
       mlirPassManagerDestroy(pm);
+    }
+  }
+
+  /// The PassManager object that owns each live pass manager, so that
+  /// _CAPICreate of one hands back its owner rather than a second owner that
+  /// would destroy it twice.
+  static std::unordered_map<void *, PyPassManager *> &owners() {
+    static std::unordered_map<void *, PyPassManager *> owners;
+    return owners;
   }
   PyPassManager(const PyPassManager &) = delete;
   PyPassManager &operator=(const PyPassManager &) = delete;
@@ -649,6 +662,7 @@ public:
   void release() {
     if (!mlirPassManagerIsNull(pm) && !context.is_none())
       releasedContexts()[pm.ptr] = context.inc_ref().ptr();
+    owners().erase(pm.ptr);
     pm = MlirPassManager{nullptr};
   }
 
@@ -1610,6 +1624,10 @@ void bindPassManager(py::module_ &m) {
               PyErr_Clear();
               throw py::type_error("expected a PassManager capsule");
             }
+            // Still owned by a PassManager of ours: that one.
+            auto owner = PyPassManager::owners().find(pm.ptr);
+            if (owner != PyPassManager::owners().end())
+              return py::cast(owner->second);
             // Its context, if it was released by a PassManager of ours.
             py::object context = py::none();
             auto it = PyPassManager::releasedContexts().find(pm.ptr);
@@ -1617,11 +1635,13 @@ void bindPassManager(py::module_ &m) {
               context = py::reinterpret_steal<py::object>(it->second);
               PyPassManager::releasedContexts().erase(it);
             }
-            return new PyPassManager(pm, context);
+            return py::cast(new PyPassManager(pm, context),
+                            py::return_value_policy::take_ownership);
           },
           py::arg("capsule"),
-          "Take ownership of the pass manager in `capsule`; its previous "
-          "owner must have released it.")
+          "The PassManager of the pass manager in `capsule`: its owner if "
+          "it has one here, else a new owner (its previous owner must have "
+          "released it).")
       .def("_testing_release", &PyPassManager::release,
            "Release the pass manager without destroying it (for testing).");
 }
