@@ -251,6 +251,19 @@ with Context():
 
     expect_error("PassManager from the capsule of a live one", pass_manager_from_live_capsule)
 
+    # CHECK-LABEL: CASE: module-scope IR printing, multithreading turned back on
+    # CHECK: ValueError: IR printing at module scope needs multithreading disabled while passes run: call context.enable_multithreading(False) again
+    def print_module_scope_multithreaded():
+        Context.current.enable_multithreading(False)
+        pm = PassManager.parse("builtin.module(cse)")
+        pm.enable_ir_printing(print_module_scope=True, print_after_all=False)
+        Context.current.enable_multithreading(True)
+        pm.run(Module.parse(ADD).operation)
+
+    expect_error(
+        "module-scope IR printing, multithreading turned back on", print_module_scope_multithreaded
+    )
+
     # CHECK-LABEL: CASE: PassManager from a wrong capsule
     # CHECK: TypeError: expected a PassManager capsule
     expect_error(

@@ -682,6 +682,9 @@ public:
 
   MlirPassManager pm;
   py::object context;
+  /// IR printing at module scope was enabled: it needs multithreading off
+  /// while passes run, not only when it was enabled.
+  bool printsModuleScope = false;
 };
 
 /// Printing flags from upstream's keyword arguments; the caller destroys
@@ -1571,6 +1574,7 @@ void bindPassManager(py::module_ &m) {
                 printingFlags(largeElementsLimit, largeResourceLimit,
                               enableDebugInfo, /*prettyDebugInfo=*/false,
                               printGenericOpForm);
+            self.printsModuleScope = printModuleScope;
             mlirPassManagerEnableIRPrinting(
                 pm, printBeforeAll, printAfterAll, printModuleScope,
                 printAfterChange, printAfterFailure, flags,
@@ -1593,6 +1597,12 @@ void bindPassManager(py::module_ &m) {
           "run",
           [](PyPassManager &self, py::object target) {
             MlirPassManager pm = self.get();
+            if (self.printsModuleScope &&
+                self.context.cast<PyContext &>().multithreading)
+              throw py::value_error(
+                  "IR printing at module scope needs multithreading disabled "
+                  "while passes run: call "
+                  "context.enable_multithreading(False) again");
             PyOperation op = toOperation(target);
             if (!self.context.is_none() &&
                 !mlirContextEqual(mlirOperationGetContext(op.operation),
