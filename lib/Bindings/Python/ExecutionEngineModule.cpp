@@ -6,8 +6,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "JitCalls.h"
+#include "JitCallbacks.h"
+#include "JitFunction.h"
 #include "PybindUtils.h"
+
+// This file imports numpy's C API for the module's files (NumpyApi.h).
+#define MLIR_JIT_IMPORT_NUMPY
+#include "NumpyApi.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
 #include "mlir-c/ExecutionEngineChecked.h"
@@ -201,5 +206,9 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
       .def("_testing_release", &PyExecutionEngine::release,
            "Release the engine without destroying it (for testing).");
 
-  bindJit(m);
+  // The typed layer (mlir._jit): calls into and out of jitted code.
+  if (_import_array() < 0)
+    throw py::error_already_set();
+  jit::populateJitFunctions(m);
+  jit::populateJitCallbacks(m);
 }

@@ -1,10 +1,12 @@
 # Type stubs for the `_mlirExecutionEngine` extension module
-# (lib/Bindings/Python/ExecutionEngineModule.cpp and JitCalls.cpp).
+# (lib/Bindings/Python/ExecutionEngineModule.cpp and the Jit*.cpp files).
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, final, type_check_only
 
-from ._mlir.ir import Module
+import numpy as np
+
+from ._mlir.ir import Module, Operation
 
 @type_check_only
 class _Address(Protocol):
@@ -51,8 +53,8 @@ class ExecutionEngine:
     def _CAPICreate(capsule: object) -> ExecutionEngine: ...
     def _testing_release(self) -> None: ...
 
-# The typed call layer (JitCalls.cpp), used by mlir._jit. A value spec is the
-# tuple (kind, label, dtype, shape, strides, offset) described there.
+# The typed call layer, used by mlir._jit: calls (JitFunction.cpp) and
+# callbacks (JitCallbacks.cpp); the value ABI is JitValues.h's.
 
 @final
 class JitFunction:
@@ -65,25 +67,18 @@ class JitFunction:
         """None, one value, or a tuple of the declared results."""
 
 class _CallbackSlot:
-    def __init__(self, name: str, arg_specs: Iterable[Any], result_specs: Iterable[Any]) -> None: ...
-    @property
-    def address(self) -> int: ...
-    @property
-    def results_by_pointer(self) -> bool:
-        """Whether the C interface returns the results through a pointer passed first."""
-
-    def _set_function(self, function: Callable[..., Any]) -> None:
-        """Borrowed: the caller keeps `function` alive."""
-
-_value_kinds: dict[str, int]
-_callback_dispatch_address: int
+    def __init__(
+        self, name: str, declaration: Operation, dtypes: Sequence[np.dtype[Any] | None]
+    ) -> None: ...
+    function: Callable[..., Any] | None
 
 def _make_jit_function(
     name: str,
-    signature: str,
-    arg_specs: Iterable[Any],
-    result_specs: Iterable[Any],
+    function: Operation,
+    dtypes: Sequence[np.dtype[Any] | None],
     release_gil: bool,
-    owner: object,
+    compile: Callable[[], ExecutionEngine],
 ) -> JitFunction: ...
-def _define_symbols(module: Module, definitions: Module) -> None: ...
+def _raise_callback_error() -> None: ...
+def _add_callback_trampolines(module: Module, slots: Sequence[_CallbackSlot]) -> None: ...
+def _bind_callbacks(engine: ExecutionEngine, slots: Sequence[_CallbackSlot]) -> None: ...

@@ -103,6 +103,40 @@ def _struct_dtype(struct: "type[ctypes.Structure]") -> "np.dtype[Any]":
     return np.dtype(getattr(ml_dtypes, name))  # type: ignore[no-any-return]
 
 
+# numpy dtype names of the MLIR element types that have one: the integers,
+# floats and complexes here, and each f8 type, whose struct above is named
+# after it (F8E4M3FN for f8E4M3FN).
+_ELEMENT_TYPE_TO_DTYPE_NAME = {
+    "i1": "bool",
+    "i8": "int8",
+    "i16": "int16",
+    "i32": "int32",
+    "i64": "int64",
+    "index": "int64",
+    "f16": "float16",
+    "bf16": "bfloat16",
+    "f32": "float32",
+    "f64": "float64",
+    "complex<f32>": "complex64",
+    "complex<f64>": "complex128",
+    **{"f" + struct.__name__[1:]: name for struct, name in _STRUCT_TO_DTYPE_NAME.items()
+       if struct.__name__.startswith("F8")},
+}
+
+
+def _mlir_element_dtype(element_type: str) -> "np.dtype[Any] | None":
+    """The numpy dtype of memref elements of MLIR type `element_type` (its
+    text), or None if it has none here."""
+    name = _ELEMENT_TYPE_TO_DTYPE_NAME.get(element_type)
+    if name is None:
+        return None
+    if hasattr(np, name) and name != "bfloat16":
+        return np.dtype(name)
+    if ml_dtypes is None or not hasattr(ml_dtypes, name):
+        return None
+    return np.dtype(getattr(ml_dtypes, name))  # type: ignore[no-any-return]
+
+
 def _available_structs() -> "dict[np.dtype[Any], type[ctypes.Structure]]":
     # Only the types whose numpy dtype exists here (ml_dtypes may be missing,
     # or an older one may lack some f8 types).

@@ -341,6 +341,9 @@ class Operation:
     def __init__(self, *args: Never, **kwargs: Never) -> None:
         """No constructor is bound: raises TypeError."""
 
+    @property
+    def _CAPIPtr(self) -> object: ...
+
     @staticmethod
     def parse(
         source: str | bytes, *, source_name: str = "", context: Context | None = None

@@ -1,0 +1,341 @@
+//===- JitCallbacks.cpp - Calls from jitted code into Python --------------===//
+//
+// A callback is a declaration `func.func private @name(...)` bound to a
+// Python function. Its C interface `_mlir_ciface_<name>` becomes a trampoline
+// generated here, in the LLVM dialect: it stores its arguments in 16-byte
+// slots and calls the dispatcher with the callback's CallbackSlot, which
+// converts them, calls the Python function and writes its results back to
+// slots.
+//
+// The trampolines reach the dispatcher and their slot through symbols
+// (`_jit_callback_dispatch`, `_jit_callback_slot_<name>`) registered on the
+// engine, never through addresses written into the code: compiled code is
+// the same in every process.
+//
+//===----------------------------------------------------------------------===//
+
+#include "JitCallbacks.h"
+#include "JitMemRefs.h"
+#include "JitScalars.h"
+#include "JitThreadState.h"
+#include "JitValues.h"
+#include "PybindUtils.h"
+
+#include "mlir-c/Bindings/Python/Interop.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/ExecutionEngineChecked.h"
+#include "mlir-c/IR.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace py = pybind11;
+
+namespace mlir::python::jit {
+namespace {
+
+constexpr const char *kDispatchSymbol = "_jit_callback_dispatch";
+constexpr const char *kSlotSymbolPrefix = "_jit_callback_slot_";
+
+struct CallbackSlot {
+  std::string name;
+  Signature signature;
+  /// Borrowed: the slot's `function` attribute holds it, where the garbage
+  /// collector sees it.
+  PyObject *function = nullptr;
+};
+
+/// Converts the results a callback returned into `resultSlots`.
+bool storeCallbackResults(CallbackSlot &slot, PyObject *returned,
+                          char *resultSlots) {
+  const auto &specs = slot.signature.results;
+  if (specs.empty())
+    return true;
+  if (specs.size() == 1)
+    return storeScalar(returned, specs[0], resultSlots);
+  if (!PyTuple_Check(returned) ||
+      static_cast<size_t>(PyTuple_GET_SIZE(returned)) != specs.size()) {
+    PyErr_Format(PyExc_TypeError,
+                 "callback '%s' must return a tuple of %zu values, got %s",
+                 slot.name.c_str(), specs.size(), Py_TYPE(returned)->tp_name);
+    return false;
+  }
+  for (size_t i = 0; i < specs.size(); ++i)
+    if (!storeScalar(PyTuple_GET_ITEM(returned, i), specs[i],
+                     resultSlots + kSlotSize * i))
+      return false;
+  return true;
+}
+
+/// Calls the Python function with the arguments in `argSlots`; the GIL is
+/// held.
+void callPython(CallbackSlot &slot, char *argSlots, char *resultSlots) {
+  size_t resultBytes =
+      kSlotSize * std::max<size_t>(slot.signature.results.size(), 1);
+  JitThreadState &state = threadState();
+  // After a callback failed, the rest of the call only unwinds.
+  if (state.error.isSet() || !slot.function) {
+    std::memset(resultSlots, 0, resultBytes);
+    return;
+  }
+  const auto &params = slot.signature.args;
+  size_t count = params.size();
+  constexpr size_t kInline = 8;
+  PyObject *inlineArgs[kInline];
+  std::vector<PyObject *> heapArgs(count > kInline ? count : 0);
+  PyObject **args = count > kInline ? heapArgs.data() : inlineArgs;
+  size_t converted = 0;
+  for (; converted < count; ++converted) {
+    const ValueSpec &spec = params[converted];
+    char *argSlot = argSlots + kSlotSize * converted;
+    args[converted] =
+        spec.kind == kMemRef
+            ? memRefToArray(spec,
+                            MemRefView{*reinterpret_cast<int64_t **>(argSlot),
+                                       spec.rank()},
+                            nullptr, /*writeable=*/true)
+            : loadScalar(spec, argSlot);
+    if (!args[converted])
+      break;
+  }
+  PyObject *returned =
+      converted == count
+          ? PyObject_Vectorcall(slot.function, args, count, nullptr)
+          : nullptr;
+  for (size_t i = 0; i < converted; ++i)
+    Py_DECREF(args[i]);
+  if (!returned || !storeCallbackResults(slot, returned, resultSlots)) {
+    std::memset(resultSlots, 0, resultBytes);
+    state.error.take();
+  }
+  Py_XDECREF(returned);
+}
+
+/// The dispatcher the trampolines call (registered as kDispatchSymbol).
+extern "C" void dispatchCallback(CallbackSlot *slot, char *argSlots,
+                                 char *resultSlots) {
+  JitThreadState &state = threadState();
+  if (state.gilHeld) { // the typed call on this thread kept the GIL
+    callPython(*slot, argSlots, resultSlots);
+    return;
+  }
+  if (PyThreadState *released = state.released) {
+    state.released = nullptr;
+    PyEval_RestoreThread(released);
+    callPython(*slot, argSlots, resultSlots);
+    state.released = PyEval_SaveThread();
+    return;
+  }
+  // A thread Python never saw, or one that called the jitted code without a
+  // typed call (ctypes through invoke or lookup releases the GIL).
+  PyGILState_STATE gil = PyGILState_Ensure();
+  callPython(*slot, argSlots, resultSlots);
+  PyGILState_Release(gil);
+}
+
+/// `name` as an MLIR symbol reference, quoted and escaped.
+std::string symbolRef(const std::string &name) {
+  std::string text = "@\"";
+  for (unsigned char c : name) {
+    if (c == '"' || c == '\\' || c < 0x20 || c >= 0x7f) {
+      const char *hex = "0123456789ABCDEF";
+      text += '\\';
+      text += hex[c >> 4];
+      text += hex[c & 15];
+    } else {
+      text += static_cast<char>(c);
+    }
+  }
+  return text + "\"";
+}
+
+/// The LLVM dialect definition of callback `slot`'s C interface and the
+/// declaration of its slot symbol.
+std::string trampoline(const CallbackSlot &slot) {
+  const auto &args = slot.signature.args, &results = slot.signature.results;
+  bool byPointer = resultsByPointer(results);
+  std::string params = byPointer ? "%result: !llvm.ptr" : "";
+  for (size_t i = 0; i < args.size(); ++i)
+    params += std::string(params.empty() ? "" : ", ") + "%a" +
+              std::to_string(i) + ": " + llvmTypeOf(args[i].kind);
+  std::string returns = results.size() == 1 && !byPointer
+                            ? std::string(" -> ") + llvmTypeOf(results[0].kind)
+                            : "";
+  std::string slotArray = "array<" + std::to_string(kSlotSize / 8) + " x i64>";
+  auto slotsType = [&](size_t count) {
+    return "!llvm.array<" + std::to_string(std::max<size_t>(count, 1)) +
+           " x " + slotArray + ">";
+  };
+  std::string argSlots = slotsType(args.size()),
+              resultSlots = slotsType(results.size());
+  std::string slotSymbol = symbolRef(kSlotSymbolPrefix + slot.name);
+  std::string text =
+      "llvm.mlir.global external " + slotSymbol + "() : i8\n" +
+      "llvm.func " + symbolRef("_mlir_ciface_" + slot.name) + "(" + params +
+      ")" + returns + " {\n" +
+      "  %one = llvm.mlir.constant(1 : i64) : i64\n"
+      "  %args = llvm.alloca %one x " + argSlots + " : (i64) -> !llvm.ptr\n" +
+      "  %results = llvm.alloca %one x " + resultSlots +
+      " : (i64) -> !llvm.ptr\n";
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string n = std::to_string(i);
+    text += "  %p" + n + " = llvm.getelementptr %args[0, " + n +
+            "] : (!llvm.ptr) -> !llvm.ptr, " + argSlots + "\n" +
+            "  llvm.store %a" + n + ", %p" + n + " : " +
+            llvmTypeOf(args[i].kind) + ", !llvm.ptr\n";
+  }
+  text += "  %slot = llvm.mlir.addressof " + slotSymbol + " : !llvm.ptr\n" +
+          "  llvm.call " + symbolRef(kDispatchSymbol) +
+          "(%slot, %args, %results) : (!llvm.ptr, !llvm.ptr, !llvm.ptr) -> "
+          "()\n";
+  for (size_t i = 0; i < results.size(); ++i) {
+    std::string n = std::to_string(i), type = llvmTypeOf(results[i].kind);
+    text += "  %q" + n + " = llvm.getelementptr %results[0, " + n +
+            "] : (!llvm.ptr) -> !llvm.ptr, " + resultSlots + "\n" +
+            "  %r" + n + " = llvm.load %q" + n + " : !llvm.ptr -> " + type +
+            "\n";
+  }
+  if (byPointer && results.size() == 1) {
+    text += "  llvm.store %r0, %result : " +
+            std::string(llvmTypeOf(results[0].kind)) + ", !llvm.ptr\n";
+  } else if (byPointer) {
+    std::string fields;
+    for (const ValueSpec &result : results)
+      fields += std::string(fields.empty() ? "" : ", ") +
+                llvmTypeOf(result.kind);
+    for (size_t i = 0; i < results.size(); ++i) {
+      std::string n = std::to_string(i);
+      text += "  %f" + n + " = llvm.getelementptr %result[0, " + n +
+              "] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(" + fields +
+              ")>\n" + "  llvm.store %r" + n + ", %f" + n + " : " +
+              llvmTypeOf(results[i].kind) + ", !llvm.ptr\n";
+    }
+  }
+  text += results.size() == 1 && !byPointer
+              ? "  llvm.return %r0 : " +
+                    std::string(llvmTypeOf(results[0].kind)) + "\n}\n"
+              : "  llvm.return\n}\n";
+  return text;
+}
+
+/// The top-level operation of `body` whose sym_name is `name`, or null.
+MlirOperation findSymbol(MlirBlock body, const std::string &name) {
+  for (MlirOperation op = mlirBlockGetFirstOperation(body);
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+    MlirAttribute symbol = mlirOperationGetAttributeByName(
+        op, mlirStringRefCreateFromCString("sym_name"));
+    if (!mlirAttributeIsNull(symbol) && mlirAttributeIsAString(symbol) &&
+        mlirStringRefEqual(mlirStringAttrGetValue(symbol), toStringRef(name)))
+      return op;
+  }
+  return MlirOperation{nullptr};
+}
+
+/// Replaces the C interface declarations of `slots` in `module`, lowered to
+/// the LLVM dialect, by their trampolines.
+void addTrampolines(py::object module, py::list slotList) {
+  MlirModule target =
+      unwrapCapsule(module, mlirPythonCapsuleToModule, "an mlir.ir.Module");
+  std::vector<CallbackSlot *> slots;
+  for (py::handle slot : slotList)
+    slots.push_back(&slot.cast<CallbackSlot &>());
+  MlirBlock body = mlirModuleGetBody(target);
+  std::vector<std::string> reserved = {kDispatchSymbol};
+  for (CallbackSlot *slot : slots)
+    reserved.push_back(kSlotSymbolPrefix + slot->name);
+  for (const std::string &name : reserved)
+    if (!mlirOperationIsNull(findSymbol(body, name)))
+      throw py::value_error("the module defines '" + name +
+                            "', a name the callbacks' generated code uses; "
+                            "rename it");
+  std::string text = "llvm.func " + symbolRef(kDispatchSymbol) +
+                     "(!llvm.ptr, !llvm.ptr, !llvm.ptr)\n";
+  for (CallbackSlot *slot : slots)
+    text += trampoline(*slot);
+  MlirModule definitions =
+      mlirModuleCreateParse(mlirModuleGetContext(target), toStringRef(text));
+  if (mlirModuleIsNull(definitions))
+    throw std::runtime_error("internal error: a callback trampoline does not "
+                             "parse:\n" + text);
+  MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(definitions));
+  while (!mlirOperationIsNull(op)) {
+    MlirOperation next = mlirOperationGetNextInBlock(op);
+    MlirAttribute symbol = mlirOperationGetAttributeByName(
+        op, mlirStringRefCreateFromCString("sym_name"));
+    MlirStringRef name = mlirStringAttrGetValue(symbol);
+    MlirOperation existing =
+        findSymbol(body, std::string(name.data, name.length));
+    if (!mlirOperationIsNull(existing))
+      mlirOperationDestroy(existing);
+    mlirOperationRemoveFromParent(op);
+    mlirBlockAppendOwnedOperation(body, op);
+    op = next;
+  }
+  mlirModuleDestroy(definitions);
+}
+
+/// Registers the dispatcher and the slots of `slots` on `engine`, and makes
+/// the engine keep them alive: its code calls them as long as it lives.
+void bindToEngine(py::object engine, py::list slots) {
+  MlirExecutionEngine jit = unwrapCapsule(
+      engine, mlirPythonCapsuleToExecutionEngine, "an ExecutionEngine");
+  auto registerSymbol = [&](const std::string &name, void *address) {
+    std::string error;
+    if (mlirLogicalResultIsFailure(mlirExecutionEngineRegisterSymbolChecked(
+            jit, toStringRef(name), address, appendToString, &error)))
+      throw std::runtime_error("cannot bind callbacks: " + error);
+  };
+  registerSymbol(kDispatchSymbol, reinterpret_cast<void *>(&dispatchCallback));
+  for (py::handle handle : slots) {
+    CallbackSlot &slot = handle.cast<CallbackSlot &>();
+    registerSymbol(kSlotSymbolPrefix + slot.name, &slot);
+  }
+  // An attribute, so that the garbage collector sees the references.
+  engine.attr("_callback_slots") = slots;
+}
+
+} // namespace
+
+void populateJitCallbacks(py::module_ &m) {
+  py::class_<CallbackSlot>(m, "_CallbackSlot", py::dynamic_attr())
+      .def(py::init([](const std::string &name, py::object operation,
+                       py::sequence dtypes) {
+             MlirOperation op =
+                 unwrapCapsule(operation, mlirPythonCapsuleToOperation,
+                               "an mlir.ir.Operation");
+             auto slot = std::make_unique<CallbackSlot>();
+             slot->name = name;
+             slot->signature = describeSignature(op, name, dtypes);
+             for (const ValueSpec &result : slot->signature.results)
+               if (result.kind == kMemRef)
+                 throw py::type_error("callback '" + name +
+                                      "': results of callbacks must be "
+                                      "scalars (" +
+                                      slot->signature.text + ")");
+             return slot.release();
+           }),
+           py::arg("name"), py::arg("declaration"), py::arg("dtypes"),
+           "The native side of callback `name`, declared by the func.func "
+           "`declaration`; `dtypes` as for `_make_jit_function`.")
+      .def_property(
+          "function",
+          [](py::object self) -> py::object {
+            return self.attr("__dict__").attr("get")("function");
+          },
+          [](py::object self, py::object function) {
+            self.attr("__dict__")["function"] = function;
+            self.cast<CallbackSlot &>().function = function.ptr();
+          },
+          "The Python function the callback calls.");
+
+  m.def("_add_callback_trampolines", &addTrampolines, py::arg("module"),
+        py::arg("slots"),
+        "Define the C interfaces of the callbacks `slots` in `module`, "
+        "lowered to the LLVM dialect.");
+  m.def("_bind_callbacks", &bindToEngine, py::arg("engine"), py::arg("slots"),
+        "Register the callbacks `slots` on `engine`, before its first "
+        "lookup; the engine keeps them alive.");
+}
+
+} // namespace mlir::python::jit

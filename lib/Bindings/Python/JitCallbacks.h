@@ -1,0 +1,16 @@
+//===- JitCallbacks.h - Calls from jitted code into Python ----------------===//
+
+#ifndef MLIR_BINDINGS_PYTHON_JITCALLBACKS_H
+#define MLIR_BINDINGS_PYTHON_JITCALLBACKS_H
+
+#include <pybind11/pybind11.h>
+
+namespace mlir::python::jit {
+
+/// Adds `_CallbackSlot` and the functions that generate callback
+/// trampolines and bind them to an engine.
+void populateJitCallbacks(pybind11::module_ &m);
+
+} // namespace mlir::python::jit
+
+#endif // MLIR_BINDINGS_PYTHON_JITCALLBACKS_H

@@ -1,0 +1,349 @@
+//===- JitFunction.cpp - Typed calls into jitted code ---------------------===//
+//
+// `JitFunction` is a vectorcall type: a call converts its arguments straight
+// into the slots the packed wrapper of the function's C interface reads
+// (`_mlir__mlir_ciface_<name>`), runs it, and converts the results back.
+//
+//===----------------------------------------------------------------------===//
+
+#include "JitFunction.h"
+#include "JitMemRefs.h"
+#include "JitScalars.h"
+#include "JitThreadState.h"
+#include "JitValues.h"
+#include "NumpyApi.h"
+#include "PybindUtils.h"
+
+#include "mlir-c/Bindings/Python/Interop.h"
+#include "mlir-c/ExecutionEngineChecked.h"
+
+#include <alloca.h>
+#include <string>
+#include <vector>
+
+namespace py = pybind11;
+
+namespace mlir::python::jit {
+namespace {
+
+struct JitFunction {
+  std::string name;
+  Signature signature;
+  bool releaseGil;
+  bool byPointer;
+  /// Called on the first call: returns the ExecutionEngine (compiling the
+  /// module once); the engine then stays referenced here.
+  py::object compile;
+  py::object engine;
+  void (*packed)(void **) = nullptr;
+
+  // Frame layout: packed pointers, argument slots, memref descriptors,
+  // results.
+  size_t slotsOffset, resultsOffset, frameSize;
+  std::vector<size_t> descriptorOffsets; // for each argument
+  std::vector<size_t> resultOffsets;     // within the results area
+
+  void layOut() {
+    const auto &args = signature.args, &results = signature.results;
+    byPointer = resultsByPointer(results);
+    size_t numPacked = args.size() + (byPointer ? 1 : results.size());
+    slotsOffset = alignTo(numPacked * sizeof(void *), 16);
+    size_t offset = slotsOffset + kSlotSize * args.size();
+    for (const ValueSpec &arg : args) {
+      descriptorOffsets.push_back(offset);
+      if (arg.kind == kMemRef)
+        offset += sizeOf(arg);
+    }
+    // With results by pointer, the struct follows a slot holding its address.
+    resultsOffset = alignTo(offset, 16) + (byPointer ? 16 : 0);
+    size_t resultsSize = kSlotSize;
+    if (byPointer)
+      resultOffsets = structLayout(results, resultsSize);
+    else
+      resultOffsets = {0};
+    frameSize = resultsOffset + alignTo(resultsSize, 16);
+  }
+
+  /// Compiles the module if needed and finds the packed wrapper.
+  bool link() {
+    PyObject *returned = PyObject_CallNoArgs(compile.ptr());
+    if (!returned)
+      return false;
+    engine = py::reinterpret_steal<py::object>(returned);
+    try {
+      MlirExecutionEngine jit = unwrapCapsule(
+          engine, mlirPythonCapsuleToExecutionEngine, "an ExecutionEngine");
+      std::string symbol = "_mlir_ciface_" + name, error;
+      packed = reinterpret_cast<void (*)(void **)>(
+          mlirExecutionEngineLookupChecked(jit, toStringRef(symbol),
+                                           /*packed=*/true, appendToString,
+                                           &error));
+      if (!packed)
+        PyErr_Format(PyExc_RuntimeError, "cannot call '%s': %s", name.c_str(),
+                     error.c_str());
+    } catch (py::error_already_set &e) {
+      e.restore();
+    } catch (const std::exception &e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+    }
+    return packed != nullptr;
+  }
+};
+
+struct JitFunctionObject {
+  PyObject_HEAD;
+  vectorcallfunc vectorcall;
+  JitFunction *function;
+};
+
+/// The memref result at `descriptor` as an array: a view of the argument
+/// whose memory it is, a read-only view of a global, or an array owning
+/// memory the jitted code allocated (`owners` keeps one owner per
+/// allocation, so memory returned twice is freed once).
+PyObject *memRefResult(JitFunction &function, const ValueSpec &spec,
+                       MemRefView descriptor, PyObject *const *args,
+                       std::vector<std::pair<char *, PyObject *>> &owners) {
+  char *allocated = descriptor.allocated();
+  if (isUnowned(allocated)) {
+    Py_INCREF(function.engine.ptr());
+    return memRefToArray(spec, descriptor, function.engine.ptr(),
+                         /*writeable=*/false);
+  }
+  PyObject *base = nullptr;
+  const auto &params = function.signature.args;
+  for (size_t i = 0; !base && i < params.size(); ++i)
+    if (params[i].kind == kMemRef &&
+        PyArray_DATA(reinterpret_cast<PyArrayObject *>(args[i])) == allocated)
+      base = args[i];
+  for (auto &owner : owners)
+    if (!base && owner.first == allocated)
+      base = owner.second;
+  if (base) {
+    Py_INCREF(base);
+  } else if (allocated) {
+    base = ownerOfAllocation(allocated);
+    if (!base)
+      return nullptr;
+    owners.emplace_back(allocated, base); // borrowed: the array holds it
+  }
+  return memRefToArray(spec, descriptor, base, /*writeable=*/true);
+}
+
+/// Converts the results in `results` to a Python value (None, the value, or
+/// a tuple). Converts all of them even after a failure, so that memory the
+/// call allocated is freed with them.
+PyObject *convertResults(JitFunction &function, char *results,
+                         PyObject *const *args) {
+  const auto &specs = function.signature.results;
+  if (specs.empty())
+    Py_RETURN_NONE;
+  if (specs.size() == 1 && specs[0].kind != kMemRef)
+    return loadScalar(specs[0], results + function.resultOffsets[0]);
+  std::vector<std::pair<char *, PyObject *>> owners;
+  PyObject *tuple = PyTuple_New(specs.size());
+  bool ok = tuple != nullptr;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const ValueSpec &spec = specs[i];
+    char *field = results + function.resultOffsets[i];
+    PyObject *value =
+        spec.kind == kMemRef
+            ? memRefResult(function, spec,
+                           MemRefView{reinterpret_cast<int64_t *>(field),
+                                      spec.rank()},
+                           args, owners)
+            : loadScalar(spec, field);
+    if (!value || !tuple) {
+      ok = false;
+      Py_XDECREF(value);
+      continue;
+    }
+    PyTuple_SET_ITEM(tuple, i, value);
+  }
+  if (!ok) {
+    Py_XDECREF(tuple);
+    return nullptr;
+  }
+  if (specs.size() > 1)
+    return tuple;
+  PyObject *single = PyTuple_GET_ITEM(tuple, 0);
+  Py_INCREF(single);
+  Py_DECREF(tuple);
+  return single;
+}
+
+PyObject *callJitFunction(PyObject *callable, PyObject *const *args,
+                          size_t nargsf, PyObject *kwnames) {
+  JitFunction &function =
+      *reinterpret_cast<JitFunctionObject *>(callable)->function;
+  const auto &params = function.signature.args;
+  Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  if (kwnames && PyTuple_GET_SIZE(kwnames) > 0) {
+    PyErr_Format(PyExc_TypeError, "%s() takes no keyword arguments",
+                 function.name.c_str());
+    return nullptr;
+  }
+  if (static_cast<size_t>(nargs) != params.size()) {
+    PyErr_Format(PyExc_TypeError,
+                 "%s() takes %zu arguments, got %zd (its type is %s)",
+                 function.name.c_str(), params.size(), nargs,
+                 function.signature.text.c_str());
+    return nullptr;
+  }
+  if (!function.compile) {
+    PyErr_Format(PyExc_RuntimeError,
+                 "%s(): its JitModule was cleared by the garbage collector",
+                 function.name.c_str());
+    return nullptr;
+  }
+  char *frame = static_cast<char *>(alloca(function.frameSize + 15));
+  frame = reinterpret_cast<char *>(
+      alignTo(reinterpret_cast<uintptr_t>(frame), 16));
+  void **packed = reinterpret_cast<void **>(frame);
+  char *slots = frame + function.slotsOffset;
+  char *results = frame + function.resultsOffset;
+  size_t next = 0;
+  if (function.byPointer) {
+    char **resultPointer = reinterpret_cast<char **>(results - 16);
+    *resultPointer = results;
+    packed[next++] = resultPointer;
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    const ValueSpec &spec = params[i];
+    char *slot = slots + kSlotSize * i;
+    if (spec.kind == kMemRef) {
+      auto *words =
+          reinterpret_cast<int64_t *>(frame + function.descriptorOffsets[i]);
+      if (!storeMemRef(args[i], spec, MemRefView{words, spec.rank()}))
+        return nullptr;
+      *reinterpret_cast<int64_t **>(slot) = words;
+    } else if (!storeScalar(args[i], spec, slot)) {
+      return nullptr;
+    }
+    packed[next++] = slot;
+  }
+  if (!function.byPointer && !function.signature.results.empty())
+    packed[next++] = results;
+
+  // The first call compiles the module (and checks the callbacks), once the
+  // arguments are known to be right.
+  if (!function.packed && !function.link())
+    return nullptr;
+
+  runJitted(function.releaseGil, function.packed, packed);
+
+  PyObject *value = convertResults(function, results, args);
+  if (threadState().error.isSet()) {
+    Py_XDECREF(value);
+    PyErr_Clear();
+    raisePendingError();
+    return nullptr;
+  }
+  return value;
+}
+
+// Functions take part in garbage collection: a callback may refer to the
+// JitModule whose functions refer to the callbacks' state.
+int traverseJitFunction(PyObject *self, visitproc visit, void *arg) {
+  JitFunction &function = *reinterpret_cast<JitFunctionObject *>(self)->function;
+  Py_VISIT(function.compile.ptr());
+  Py_VISIT(function.engine.ptr());
+  return 0;
+}
+
+int clearJitFunction(PyObject *self) {
+  JitFunction &function = *reinterpret_cast<JitFunctionObject *>(self)->function;
+  function.compile = py::object();
+  function.engine = py::object();
+  function.packed = nullptr;
+  return 0;
+}
+
+void deallocJitFunction(PyObject *self) {
+  PyObject_GC_UnTrack(self);
+  delete reinterpret_cast<JitFunctionObject *>(self)->function;
+  PyObject_GC_Del(self);
+}
+
+PyObject *reprJitFunction(PyObject *self) {
+  JitFunction &function = *reinterpret_cast<JitFunctionObject *>(self)->function;
+  return PyUnicode_FromFormat("<jitted function %s%s>", function.name.c_str(),
+                              function.signature.text.c_str());
+}
+
+PyObject *nameOfJitFunction(PyObject *self, void *) {
+  return PyUnicode_FromString(
+      reinterpret_cast<JitFunctionObject *>(self)->function->name.c_str());
+}
+
+PyGetSetDef jitFunctionGetSet[] = {
+    {"__name__", nameOfJitFunction, nullptr, "the function's name", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+PyTypeObject jitFunctionType = {PyVarObject_HEAD_INIT(nullptr, 0)};
+
+void initJitFunctionType() {
+  jitFunctionType.tp_name = "_mlirExecutionEngine.JitFunction";
+  jitFunctionType.tp_doc = "A function of a JitModule, called with Python "
+                           "values and numpy arrays.";
+  jitFunctionType.tp_basicsize = sizeof(JitFunctionObject);
+  jitFunctionType.tp_flags =
+      Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_HAVE_GC;
+  jitFunctionType.tp_traverse = traverseJitFunction;
+  jitFunctionType.tp_clear = clearJitFunction;
+  jitFunctionType.tp_vectorcall_offset =
+      offsetof(JitFunctionObject, vectorcall);
+  jitFunctionType.tp_call = PyVectorcall_Call;
+  jitFunctionType.tp_dealloc = deallocJitFunction;
+  jitFunctionType.tp_repr = reprJitFunction;
+  jitFunctionType.tp_getset = jitFunctionGetSet;
+  if (PyType_Ready(&jitFunctionType) < 0)
+    throw py::error_already_set();
+}
+
+} // namespace
+
+void populateJitFunctions(py::module_ &m) {
+  initJitFunctionType();
+  Py_INCREF(&jitFunctionType);
+  m.add_object("JitFunction",
+               py::handle(reinterpret_cast<PyObject *>(&jitFunctionType)));
+
+  m.def(
+      "_make_jit_function",
+      [](const std::string &name, py::object operation, py::sequence dtypes,
+         bool releaseGil, py::object compile) {
+        MlirOperation op = unwrapCapsule(
+            operation, mlirPythonCapsuleToOperation, "an mlir.ir.Operation");
+        auto function = std::make_unique<JitFunction>();
+        function->name = name;
+        function->signature = describeSignature(op, name, dtypes);
+        function->releaseGil = releaseGil;
+        function->compile = std::move(compile);
+        function->layOut();
+        auto *object = PyObject_GC_New(JitFunctionObject, &jitFunctionType);
+        if (!object)
+          throw py::error_already_set();
+        object->vectorcall = callJitFunction;
+        object->function = function.release();
+        PyObject_GC_Track(object);
+        return py::reinterpret_steal<py::object>(
+            reinterpret_cast<PyObject *>(object));
+      },
+      py::arg("name"), py::arg("function"), py::arg("dtypes"),
+      py::arg("release_gil"), py::arg("compile"),
+      "The callable for `function`, the func.func `name` (see mlir._jit), "
+      "made before the module is lowered. `compile()` returns the "
+      "ExecutionEngine; the first call calls it.");
+
+  m.def(
+      "_raise_callback_error",
+      []() {
+        if (!raisePendingError())
+          throw py::error_already_set();
+      },
+      "Raise the exception a callback raised during the last call of jitted "
+      "code on this thread (through ExecutionEngine.invoke or lookup), if "
+      "any, and forget it.");
+}
+
+} // namespace mlir::python::jit

@@ -1,0 +1,131 @@
+//===- JitMemRefs.cpp - numpy arrays <-> memref descriptors ---------------===//
+
+#include "JitMemRefs.h"
+#include "JitScalars.h"
+#include "NumpyApi.h"
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace mlir::python::jit {
+namespace {
+
+PyArray_Descr *descrOf(const ValueSpec &spec) {
+  return reinterpret_cast<PyArray_Descr *>(spec.dtype.ptr());
+}
+
+std::string shapeText(int ndim, const npy_intp *dims) {
+  std::string text = "(";
+  for (int d = 0; d < ndim; ++d)
+    text += (d ? ", " : "") + std::to_string(dims[d]);
+  return text + (ndim == 1 ? ",)" : ")");
+}
+
+void freeAllocation(PyObject *capsule) {
+  std::free(PyCapsule_GetPointer(capsule, "mlir.jit.allocation"));
+}
+
+} // namespace
+
+bool storeMemRef(PyObject *object, const ValueSpec &spec,
+                 MemRefView descriptor) {
+  if (!PyArray_Check(object)) {
+    PyErr_Format(PyExc_TypeError, "%s: expected a numpy array, got %s",
+                 spec.label.c_str(), Py_TYPE(object)->tp_name);
+    return false;
+  }
+  auto *array = reinterpret_cast<PyArrayObject *>(object);
+  if (!PyArray_EquivTypes(PyArray_DESCR(array), descrOf(spec))) {
+    PyErr_Format(PyExc_TypeError,
+                 "%s: expected an array of dtype %S, got dtype %S",
+                 spec.label.c_str(), spec.dtype.ptr(),
+                 reinterpret_cast<PyObject *>(PyArray_DESCR(array)));
+    return false;
+  }
+  if (!spec.readOnly && !PyArray_ISWRITEABLE(array))
+    return fail(PyExc_ValueError, spec,
+                "the array is read-only and the function may write to it; "
+                "pass a writeable copy (array.copy()), or declare the "
+                "argument {llvm.readonly} if the function only reads it");
+  int ndim = PyArray_NDIM(array);
+  const npy_intp *dims = PyArray_DIMS(array);
+  if (ndim != spec.rank())
+    return fail(PyExc_ValueError, spec,
+                ("expected an array of rank " + std::to_string(spec.rank()) +
+                 ", got shape " + shapeText(ndim, dims))
+                    .c_str());
+  npy_intp itemsize = PyArray_ITEMSIZE(array);
+  const npy_intp *strides = PyArray_STRIDES(array);
+  bool empty = PyArray_SIZE(array) == 0;
+  for (int d = 0; d < ndim; ++d)
+    if (spec.shape[d] >= 0 && dims[d] != spec.shape[d])
+      return fail(PyExc_ValueError, spec,
+                  ("dimension " + std::to_string(d) + " must be " +
+                   std::to_string(spec.shape[d]) + ", got shape " +
+                   shapeText(ndim, dims))
+                      .c_str());
+  for (int d = 0; d < ndim; ++d) {
+    // An empty array's strides mean nothing (numpy 2 gives some 0): no
+    // element is ever addressed through them.
+    int64_t stride = empty ? 0 : strides[d] / itemsize;
+    if (!empty && strides[d] % itemsize != 0)
+      return fail(PyExc_ValueError, spec,
+                  "array strides are not a multiple of its element size; "
+                  "pass np.ascontiguousarray(array)");
+    if (spec.strides[d] != kDynamic) {
+      // A dimension of size 1 (or 0) is never stepped over.
+      if (!empty && dims[d] > 1 && stride != spec.strides[d])
+        return fail(
+            PyExc_ValueError, spec,
+            ("the memref type fixes the stride of dimension " +
+             std::to_string(d) + " to " + std::to_string(spec.strides[d]) +
+             " elements, the array's is " + std::to_string(stride) +
+             "; pass np.ascontiguousarray(array) or give the parameter a "
+             "strided layout with dynamic strides")
+                .c_str());
+      stride = spec.strides[d];
+    }
+    descriptor.size(d) = dims[d];
+    descriptor.stride(d) = stride;
+  }
+  char *data = static_cast<char *>(PyArray_DATA(array));
+  descriptor.allocated() = data;
+  // A static offset is part of the type: point `aligned` that many elements
+  // before the data, so that aligned + offset is the first element.
+  int64_t offset = spec.offset == kDynamic ? 0 : spec.offset;
+  descriptor.aligned() = data - offset * itemsize;
+  descriptor.offset() = offset;
+  return true;
+}
+
+PyObject *memRefToArray(const ValueSpec &spec, MemRefView descriptor,
+                        PyObject *base, bool writeable) {
+  npy_intp itemsize = PyDataType_ELSIZE(descrOf(spec));
+  std::vector<npy_intp> dims(spec.rank()), strides(spec.rank());
+  for (int d = 0; d < spec.rank(); ++d) {
+    dims[d] = descriptor.size(d);
+    strides[d] = descriptor.stride(d) * itemsize;
+  }
+  Py_INCREF(spec.dtype.ptr()); // stolen by PyArray_NewFromDescr
+  PyObject *array = PyArray_NewFromDescr(
+      &PyArray_Type, descrOf(spec), spec.rank(), dims.data(), strides.data(),
+      descriptor.aligned() + descriptor.offset() * itemsize,
+      writeable ? NPY_ARRAY_WRITEABLE : 0, nullptr);
+  if (!array) {
+    Py_XDECREF(base);
+    return nullptr;
+  }
+  if (base && PyArray_SetBaseObject(reinterpret_cast<PyArrayObject *>(array),
+                                    base) < 0) {
+    Py_DECREF(array);
+    return nullptr;
+  }
+  return array;
+}
+
+PyObject *ownerOfAllocation(char *allocated) {
+  return PyCapsule_New(allocated, "mlir.jit.allocation", freeAllocation);
+}
+
+} // namespace mlir::python::jit

@@ -1,0 +1,51 @@
+//===- JitMemRefs.h - numpy arrays <-> memref descriptors -----------------===//
+//
+// Views numpy arrays as ranked memref descriptors and descriptors as numpy
+// arrays, without copying. Failures set a Python exception naming the value.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_BINDINGS_PYTHON_JITMEMREFS_H
+#define MLIR_BINDINGS_PYTHON_JITMEMREFS_H
+
+#include "JitValues.h"
+
+#include <Python.h>
+
+namespace mlir::python::jit {
+
+/// A ranked memref descriptor, as the C interface lays it out.
+struct MemRefView {
+  int64_t *words;
+  int rank;
+  char *&allocated() { return *reinterpret_cast<char **>(&words[0]); }
+  char *&aligned() { return *reinterpret_cast<char **>(&words[1]); }
+  int64_t &offset() { return words[2]; }
+  int64_t &size(int d) { return words[3 + d]; }
+  int64_t &stride(int d) { return words[3 + rank + d]; }
+};
+
+/// Fills `descriptor` to view `object`, a numpy array of `spec`'s dtype,
+/// rank, shape and strides.
+bool storeMemRef(PyObject *object, const ValueSpec &spec,
+                 MemRefView descriptor);
+
+/// A numpy array over the memory `descriptor` describes. `base` (stolen)
+/// keeps that memory alive, or is null for a view valid only during a
+/// callback.
+PyObject *memRefToArray(const ValueSpec &spec, MemRefView descriptor,
+                        PyObject *base, bool writeable);
+
+/// A capsule that frees `allocated`, memory jitted code allocated with
+/// malloc, when the last array over it is gone.
+PyObject *ownerOfAllocation(char *allocated);
+
+/// memref.get_global marks memory it does not own, such as a constant
+/// global's, with this `allocated` address.
+inline bool isUnowned(char *allocated) {
+  return allocated == reinterpret_cast<char *>(0xdeadbeef);
+}
+
+} // namespace mlir::python::jit
+
+#endif // MLIR_BINDINGS_PYTHON_JITMEMREFS_H

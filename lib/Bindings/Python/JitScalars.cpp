@@ -1,0 +1,186 @@
+//===- JitScalars.cpp - Python scalars <-> C interface values -------------===//
+
+#include "JitScalars.h"
+#include "HalfFloat.h"
+#include "NumpyApi.h"
+
+#include <cstring>
+#include <limits>
+
+namespace mlir::python::jit {
+
+bool fail(PyObject *exception, const ValueSpec &spec, const char *message) {
+  PyErr_Format(exception, "%s: %s", spec.label.c_str(), message);
+  return false;
+}
+
+namespace {
+
+/// Raises "<label>: expected <what>, got <type>"; returns false.
+bool expected(const ValueSpec &spec, const char *what, PyObject *object) {
+  PyErr_Format(PyExc_TypeError, "%s: expected %s, got %s", spec.label.c_str(),
+               what, Py_TYPE(object)->tp_name);
+  return false;
+}
+
+bool isNumpyBool(PyObject *object) { return PyArray_IsScalar(object, Bool); }
+
+bool toInteger(PyObject *object, const ValueSpec &spec, int64_t &value) {
+  int overflow = 0;
+  if (PyLong_CheckExact(object)) { // the common case, first
+    value = PyLong_AsLongLongAndOverflow(object, &overflow);
+  } else if (isNumpyBool(object)) {
+    value = PyObject_IsTrue(object);
+  } else if (PyFloat_Check(object) || PyComplex_Check(object) ||
+             !PyIndex_Check(object)) {
+    return expected(spec, "an int", object);
+  } else {
+    PyObject *index = PyNumber_Index(object);
+    if (!index)
+      return false;
+    value = PyLong_AsLongLongAndOverflow(index, &overflow);
+    Py_DECREF(index);
+  }
+  if (value == -1 && PyErr_Occurred())
+    return false;
+  int bits = spec.kind == kI1    ? 1
+             : spec.kind == kI8  ? 8
+             : spec.kind == kI16 ? 16
+             : spec.kind == kI32 ? 32
+                                 : 64;
+  int64_t low =
+      bits == 1 ? 0 : std::numeric_limits<int64_t>::min() >> (64 - bits);
+  int64_t high =
+      bits == 1 ? 1 : std::numeric_limits<int64_t>::max() >> (64 - bits);
+  if (overflow || value < low || value > high) {
+    // %R: repr may fail or hold lone surrogates; PyErr_Format copes.
+    PyErr_Format(PyExc_ValueError, "%s: %R is out of range [%lld, %lld]",
+                 spec.label.c_str(), object, static_cast<long long>(low),
+                 static_cast<long long>(high));
+    return false;
+  }
+  return true;
+}
+
+bool toDouble(PyObject *object, const ValueSpec &spec, double &value) {
+  if (PyFloat_CheckExact(object)) {
+    value = PyFloat_AS_DOUBLE(object);
+    return true;
+  }
+  // A complex (numpy's complex64 is no Python complex) would lose its
+  // imaginary part.
+  if (PyComplex_Check(object) || PyArray_IsScalar(object, ComplexFloating) ||
+      PyUnicode_Check(object) || PyBytes_Check(object))
+    return expected(spec, "a float", object);
+  value = PyFloat_AsDouble(object);
+  if (value == -1.0 && PyErr_Occurred()) {
+    if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+      PyErr_Clear();
+      return fail(PyExc_ValueError, spec,
+                  "the int is too large for a float");
+    }
+    PyErr_Clear();
+    return expected(spec, "a float", object);
+  }
+  return true;
+}
+
+} // namespace
+
+bool storeScalar(PyObject *object, const ValueSpec &spec, char *slot) {
+  switch (spec.kind) {
+  case kI1:
+  case kI8:
+  case kI16:
+  case kI32:
+  case kI64:
+  case kIndex: {
+    int64_t value;
+    if (!toInteger(object, spec, value))
+      return false;
+    // Little-endian: the low bytes of the int64 are the narrower integer.
+    std::memcpy(slot, &value, sizeOf(spec));
+    return true;
+  }
+  case kF16:
+  case kBF16:
+  case kF32:
+  case kF64: {
+    double value;
+    if (!toDouble(object, spec, value))
+      return false;
+    if (spec.kind == kF64) {
+      std::memcpy(slot, &value, 8);
+    } else if (spec.kind == kF32) {
+      float f = static_cast<float>(value);
+      std::memcpy(slot, &f, 4);
+    } else {
+      uint16_t half = spec.kind == kF16 ? doubleToHalf(value)
+                                        : doubleToBF16(value);
+      std::memcpy(slot, &half, 2);
+    }
+    return true;
+  }
+  case kComplex64:
+  case kComplex128: {
+    if (PyUnicode_Check(object) || PyBytes_Check(object))
+      return expected(spec, "a complex", object);
+    Py_complex value = PyComplex_AsCComplex(object);
+    if (value.real == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      return expected(spec, "a complex", object);
+    }
+    if (spec.kind == kComplex128) {
+      std::memcpy(slot, &value, 16);
+    } else {
+      float parts[2] = {static_cast<float>(value.real),
+                        static_cast<float>(value.imag)};
+      std::memcpy(slot, parts, 8);
+    }
+    return true;
+  }
+  case kMemRef:
+    break;
+  }
+  return fail(PyExc_TypeError, spec, "not a scalar");
+}
+
+PyObject *loadScalar(const ValueSpec &spec, const char *slot) {
+  switch (spec.kind) {
+  case kI1:
+    return PyBool_FromLong(*reinterpret_cast<const uint8_t *>(slot) & 1);
+  case kI8:
+    return PyLong_FromLong(*reinterpret_cast<const int8_t *>(slot));
+  case kI16:
+    return PyLong_FromLong(*reinterpret_cast<const int16_t *>(slot));
+  case kI32:
+    return PyLong_FromLong(*reinterpret_cast<const int32_t *>(slot));
+  case kI64:
+  case kIndex:
+    return PyLong_FromLongLong(*reinterpret_cast<const int64_t *>(slot));
+  case kF16:
+    return PyFloat_FromDouble(
+        halfToFloat(*reinterpret_cast<const uint16_t *>(slot)));
+  case kBF16:
+    return PyFloat_FromDouble(
+        bf16ToFloat(*reinterpret_cast<const uint16_t *>(slot)));
+  case kF32:
+    return PyFloat_FromDouble(*reinterpret_cast<const float *>(slot));
+  case kF64:
+    return PyFloat_FromDouble(*reinterpret_cast<const double *>(slot));
+  case kComplex64: {
+    const float *parts = reinterpret_cast<const float *>(slot);
+    return PyComplex_FromDoubles(parts[0], parts[1]);
+  }
+  case kComplex128: {
+    const double *parts = reinterpret_cast<const double *>(slot);
+    return PyComplex_FromDoubles(parts[0], parts[1]);
+  }
+  case kMemRef:
+    break;
+  }
+  fail(PyExc_TypeError, spec, "not a scalar");
+  return nullptr;
+}
+
+} // namespace mlir::python::jit

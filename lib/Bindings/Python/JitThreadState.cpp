@@ -1,0 +1,61 @@
+//===- JitThreadState.cpp - Errors and the GIL across jitted code ---------===//
+
+#include "JitThreadState.h"
+
+namespace mlir::python::jit {
+
+void PendingError::take() {
+  if (isSet()) {
+    PyErr_Clear();
+    return;
+  }
+  PyObject *type, *traceback;
+  PyErr_Fetch(&type, &value, &traceback);
+  PyErr_NormalizeException(&type, &value, &traceback);
+  if (traceback)
+    PyException_SetTraceback(value, traceback);
+  Py_XDECREF(type);
+  Py_XDECREF(traceback);
+}
+
+void PendingError::restore() {
+  PyObject *error = value;
+  value = nullptr;
+  PyErr_SetObject(reinterpret_cast<PyObject *>(Py_TYPE(error)), error);
+  Py_DECREF(error);
+}
+
+JitThreadState &threadState() {
+  static thread_local JitThreadState state;
+  return state;
+}
+
+void runJitted(bool releaseGil, void (*run)(void **), void **argument) {
+  JitThreadState &state = threadState();
+  PyThreadState *outerReleased = state.released;
+  bool outerGilHeld = state.gilHeld;
+  state.error.clear();
+  if (releaseGil) {
+    state.gilHeld = false;
+    state.released = PyEval_SaveThread();
+    PyThreadState *saved = state.released;
+    run(argument);
+    state.released = nullptr;
+    PyEval_RestoreThread(saved);
+  } else {
+    state.gilHeld = true;
+    run(argument);
+  }
+  state.released = outerReleased;
+  state.gilHeld = outerGilHeld;
+}
+
+bool raisePendingError() {
+  PendingError &error = threadState().error;
+  if (!error.isSet())
+    return true;
+  error.restore();
+  return false;
+}
+
+} // namespace mlir::python::jit

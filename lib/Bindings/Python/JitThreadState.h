@@ -1,0 +1,57 @@
+//===- JitThreadState.h - Errors and the GIL across jitted code -----------===//
+//
+// What a thread running jitted code shares with the callbacks that code
+// calls: how to hold the GIL in a callback (the typed call kept it, released
+// it, or the thread is one Python never saw), and the first exception a
+// callback raised, kept until the Python caller of the jitted code re-raises
+// it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_BINDINGS_PYTHON_JITTHREADSTATE_H
+#define MLIR_BINDINGS_PYTHON_JITTHREADSTATE_H
+
+#include <Python.h>
+
+namespace mlir::python::jit {
+
+/// An exception a callback raised (the same object, with its traceback).
+class PendingError {
+public:
+  bool isSet() const { return value != nullptr; }
+  /// Takes the current Python error, unless one is already kept (the first
+  /// one explains the failure).
+  void take();
+  /// Raises the kept error and forgets it.
+  void restore();
+  void clear() { Py_CLEAR(value); }
+
+private:
+  PyObject *value = nullptr;
+};
+
+/// This thread's state while it runs jitted code (all fields need the GIL or
+/// belong to this thread only).
+struct JitThreadState {
+  /// Set by a typed call that released the GIL, so that a callback on the
+  /// same thread takes it back without PyGILState's bookkeeping.
+  PyThreadState *released = nullptr;
+  /// A typed call kept the GIL: callbacks on this thread just run.
+  bool gilHeld = false;
+  PendingError error;
+};
+
+JitThreadState &threadState();
+
+/// Runs jitted code `run(argument)` from a thread holding the GIL: releases
+/// the GIL around it if `releaseGil`, and tells callbacks on this thread how
+/// to hold it. Nests (a callback may make typed calls).
+void runJitted(bool releaseGil, void (*run)(void **), void **argument);
+
+/// Raises, and forgets, the exception a callback raised on this thread
+/// during the last call of jitted code, if any: returns false then.
+bool raisePendingError();
+
+} // namespace mlir::python::jit
+
+#endif // MLIR_BINDINGS_PYTHON_JITTHREADSTATE_H

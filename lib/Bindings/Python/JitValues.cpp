@@ -1,0 +1,226 @@
+//===- JitValues.cpp - The value ABI of typed calls and callbacks ---------===//
+
+#include "JitValues.h"
+#include "PybindUtils.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include <algorithm>
+
+namespace py = pybind11;
+
+namespace mlir::python::jit {
+namespace {
+
+constexpr const char *kSupported =
+    "i1, i8, i16, i32, i64, index, f16, bf16, f32, f64, complex<f32>, "
+    "complex<f64> and ranked memrefs of those (or of f8 types)";
+
+/// The kind of a scalar type, or false if it is not a supported scalar.
+bool scalarKind(MlirType type, Kind &kind) {
+  if (mlirTypeIsAInteger(type)) {
+    if (!mlirIntegerTypeIsSignless(type))
+      return false;
+    switch (mlirIntegerTypeGetWidth(type)) {
+    case 1:
+      return kind = kI1, true;
+    case 8:
+      return kind = kI8, true;
+    case 16:
+      return kind = kI16, true;
+    case 32:
+      return kind = kI32, true;
+    case 64:
+      return kind = kI64, true;
+    }
+    return false;
+  }
+  if (mlirTypeIsAIndex(type))
+    return kind = kIndex, true;
+  if (mlirTypeIsAF16(type))
+    return kind = kF16, true;
+  if (mlirTypeIsABF16(type))
+    return kind = kBF16, true;
+  if (mlirTypeIsAF32(type))
+    return kind = kF32, true;
+  if (mlirTypeIsAF64(type))
+    return kind = kF64, true;
+  if (mlirTypeIsAComplex(type)) {
+    MlirType element = mlirComplexTypeGetElementType(type);
+    if (mlirTypeIsAF32(element))
+      return kind = kComplex64, true;
+    if (mlirTypeIsAF64(element))
+      return kind = kComplex128, true;
+  }
+  return false;
+}
+
+ValueSpec describeValue(MlirType type, std::string label, py::handle dtype,
+                        bool readOnly) {
+  ValueSpec spec{kMemRef, std::move(label)};
+  spec.readOnly = readOnly;
+  if (scalarKind(type, spec.kind))
+    return spec;
+  std::string text = printToString(mlirTypePrint, type);
+  if (!mlirTypeIsAMemRef(type) || dtype.is_none())
+    throw py::type_error(spec.label + ": type " + text +
+                         " is not supported; typed calls support " +
+                         kSupported);
+  spec.dtype = py::reinterpret_borrow<py::object>(dtype);
+  intptr_t rank = mlirShapedTypeGetRank(type);
+  for (intptr_t d = 0; d < rank; ++d)
+    spec.shape.push_back(mlirShapedTypeIsDynamicDim(type, d)
+                             ? -1
+                             : mlirShapedTypeGetDimSize(type, d));
+  spec.strides.resize(rank);
+  if (mlirLogicalResultIsFailure(mlirMemRefTypeGetStridesAndOffset(
+          type, spec.strides.data(), &spec.offset)))
+    throw py::type_error(spec.label + ": the layout of " + text +
+                         " is not strided");
+  for (int64_t &stride : spec.strides)
+    if (mlirShapedTypeIsDynamicStrideOrOffset(stride))
+      stride = kDynamic;
+  if (mlirShapedTypeIsDynamicStrideOrOffset(spec.offset))
+    spec.offset = kDynamic;
+  return spec;
+}
+
+/// Whether argument `i` of `function` is declared `llvm.readonly`.
+bool isReadOnly(MlirOperation function, intptr_t i) {
+  MlirAttribute argAttrs = mlirOperationGetAttributeByName(
+      function, mlirStringRefCreateFromCString("arg_attrs"));
+  if (mlirAttributeIsNull(argAttrs) || !mlirAttributeIsAArray(argAttrs) ||
+      i >= mlirArrayAttrGetNumElements(argAttrs))
+    return false;
+  MlirAttribute attrs = mlirArrayAttrGetElement(argAttrs, i);
+  return mlirAttributeIsADictionary(attrs) &&
+         !mlirAttributeIsNull(mlirDictionaryAttrGetElementByName(
+             attrs, mlirStringRefCreateFromCString("llvm.readonly")));
+}
+
+} // namespace
+
+Signature describeSignature(MlirOperation function, const std::string &name,
+                            py::sequence dtypes) {
+  MlirAttribute typeAttr = mlirOperationGetAttributeByName(
+      function, mlirStringRefCreateFromCString("function_type"));
+  if (mlirAttributeIsNull(typeAttr) || !mlirAttributeIsAType(typeAttr) ||
+      !mlirTypeIsAFunction(mlirTypeAttrGetValue(typeAttr)))
+    throw py::type_error("'" + name + "' is not a func.func");
+  MlirType functionType = mlirTypeAttrGetValue(typeAttr);
+  Signature signature;
+  signature.text = printToString(mlirTypePrint, functionType);
+  intptr_t numArgs = mlirFunctionTypeGetNumInputs(functionType);
+  intptr_t numResults = mlirFunctionTypeGetNumResults(functionType);
+  if (static_cast<intptr_t>(py::len(dtypes)) != numArgs + numResults)
+    throw py::value_error("describeSignature: one dtype a value expected");
+  auto labelOf = [&](const char *what, intptr_t i, MlirType type) {
+    return std::string(what) + " " + std::to_string(i) + " of '" + name +
+           "' (" + printToString(mlirTypePrint, type) + ")";
+  };
+  for (intptr_t i = 0; i < numArgs; ++i) {
+    MlirType type = mlirFunctionTypeGetInput(functionType, i);
+    signature.args.push_back(describeValue(type, labelOf("argument", i, type),
+                                           dtypes[i],
+                                           isReadOnly(function, i)));
+  }
+  for (intptr_t i = 0; i < numResults; ++i) {
+    MlirType type = mlirFunctionTypeGetResult(functionType, i);
+    signature.results.push_back(describeValue(
+        type, labelOf("result", i, type), dtypes[numArgs + i], false));
+  }
+  return signature;
+}
+
+size_t sizeOf(const ValueSpec &spec) {
+  switch (spec.kind) {
+  case kI1:
+  case kI8:
+    return 1;
+  case kI16:
+  case kF16:
+  case kBF16:
+    return 2;
+  case kI32:
+  case kF32:
+    return 4;
+  case kI64:
+  case kIndex:
+  case kF64:
+  case kComplex64:
+    return 8;
+  case kComplex128:
+    return 16;
+  case kMemRef: // {allocated, aligned, offset, sizes[rank], strides[rank]}
+    return 8 * (3 + 2 * spec.rank());
+  }
+  return 0;
+}
+
+size_t alignOf(const ValueSpec &spec) {
+  switch (spec.kind) {
+  case kComplex64:
+    return 4;
+  case kComplex128:
+  case kMemRef:
+    return 8;
+  default:
+    return sizeOf(spec);
+  }
+}
+
+const char *llvmTypeOf(Kind kind) {
+  switch (kind) {
+  case kI1:
+    return "i1";
+  case kI8:
+    return "i8";
+  case kI16:
+    return "i16";
+  case kI32:
+    return "i32";
+  case kI64:
+  case kIndex:
+    return "i64";
+  case kF16:
+    return "f16";
+  case kBF16:
+    return "bf16";
+  case kF32:
+    return "f32";
+  case kF64:
+    return "f64";
+  case kComplex64:
+    return "!llvm.struct<(f32, f32)>";
+  case kComplex128:
+    return "!llvm.struct<(f64, f64)>";
+  case kMemRef: // a pointer to the descriptor
+    return "!llvm.ptr";
+  }
+  return "";
+}
+
+bool resultsByPointer(const std::vector<ValueSpec> &results) {
+  return results.size() > 1 ||
+         (results.size() == 1 &&
+          (results[0].kind == kComplex64 || results[0].kind == kComplex128 ||
+           results[0].kind == kMemRef));
+}
+
+std::vector<size_t> structLayout(const std::vector<ValueSpec> &fields,
+                                 size_t &size) {
+  std::vector<size_t> offsets;
+  size = 0;
+  size_t alignment = 1;
+  for (const ValueSpec &field : fields) {
+    size = alignTo(size, alignOf(field));
+    offsets.push_back(size);
+    size += sizeOf(field);
+    alignment = std::max(alignment, alignOf(field));
+  }
+  size = alignTo(size, alignment);
+  return offsets;
+}
+
+} // namespace mlir::python::jit

@@ -1,0 +1,98 @@
+//===- JitValues.h - The value ABI of typed calls and callbacks -----------===//
+//
+// The one description of how values cross the C interface of jitted
+// functions (`_mlir_ciface_*`): which MLIR types are supported, each one's
+// kind, size, alignment and LLVM dialect type, and how results are laid out.
+// Calls (JitFunction.cpp), callbacks and their trampolines (JitCallbacks.cpp)
+// all derive their layouts from here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_BINDINGS_PYTHON_JITVALUES_H
+#define MLIR_BINDINGS_PYTHON_JITVALUES_H
+
+#include "mlir-c/IR.h"
+
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace mlir::python::jit {
+
+enum Kind : int {
+  kI1,
+  kI8,
+  kI16,
+  kI32,
+  kI64,
+  kIndex,
+  kF16,
+  kBF16,
+  kF32,
+  kF64,
+  kComplex64,
+  kComplex128,
+  kMemRef,
+};
+
+/// Every argument and result passes through one slot of this many bytes
+/// (the largest scalar, complex<f64>; memrefs by a pointer to their
+/// descriptor).
+constexpr size_t kSlotSize = 16;
+
+constexpr int64_t kDynamic = std::numeric_limits<int64_t>::min();
+
+/// One argument or result of a jitted function or callback.
+struct ValueSpec {
+  Kind kind;
+  /// Names the value in error messages: "argument 0 of 'add' (i64)".
+  std::string label;
+  // Memrefs only:
+  pybind11::object dtype; ///< numpy dtype of the elements
+  std::vector<int64_t> shape; ///< -1 where dynamic
+  std::vector<int64_t> strides; ///< in elements, kDynamic where dynamic
+  int64_t offset = kDynamic;
+  /// Declared `llvm.readonly`: read-only arrays may be passed.
+  bool readOnly = false;
+
+  int rank() const { return static_cast<int>(shape.size()); }
+};
+
+/// A function's arguments and results.
+struct Signature {
+  std::vector<ValueSpec> args, results;
+  std::string text; ///< the MLIR function type, for messages
+};
+
+/// The specs of the values of `function`, a `func.func` named `name`.
+/// `dtypes` holds, for each argument then each result, the numpy dtype of a
+/// memref's elements (None if the element type has none) and is None for
+/// scalars. Throws TypeError naming the first unsupported type.
+Signature describeSignature(MlirOperation function, const std::string &name,
+                            pybind11::sequence dtypes);
+
+/// Size and alignment of a value held in memory: memrefs as their
+/// descriptor.
+size_t sizeOf(const ValueSpec &spec);
+size_t alignOf(const ValueSpec &spec);
+inline size_t alignTo(size_t value, size_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+/// The LLVM dialect type of a value of kind `kind` in the C interface.
+const char *llvmTypeOf(Kind kind);
+
+/// The C interface returns a struct (several results, a complex, a memref)
+/// through a pointer passed as its first argument.
+bool resultsByPointer(const std::vector<ValueSpec> &results);
+
+/// Field offsets of the results' struct; sets `size` to its size.
+std::vector<size_t> structLayout(const std::vector<ValueSpec> &fields,
+                                 size_t &size);
+
+} // namespace mlir::python::jit
+
+#endif // MLIR_BINDINGS_PYTHON_JITVALUES_H
