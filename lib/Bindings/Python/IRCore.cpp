@@ -11,8 +11,6 @@
 #include "mlir-c/Bindings/Python/Interop.h"
 #include "mlir-c/RegisterEverything.h"
 
-#include <pybind11/eval.h>
-
 #include <fstream>
 #include <sstream>
 
@@ -468,38 +466,12 @@ void mlir::python::populateIRCore(py::module_ &m) {
       .def_readonly("notes", &PyDiagnosticInfo::notes)
       .def("__str__", [](PyDiagnosticInfo &self) { return self.message; });
 
-  // MLIRError(message, error_diagnostics): an exception whose text lists the
-  // diagnostics, as upstream's.
-  py::dict scope;
-  py::exec(R"py(
-class MLIRError(Exception):
-    """An MLIR failure, with the error diagnostics that explain it."""
-
-    def __init__(self, message, error_diagnostics):
-        super().__init__(message, error_diagnostics)
-        self.message = message
-        self.error_diagnostics = error_diagnostics
-
-    def __str__(self):
-        def describe(diagnostic):
-            # As upstream: `"file":1:2`, not `loc("file":1:2)`; continuation
-            # lines indented.
-            location = str(diagnostic.location)
-            if location.startswith("loc(") and location.endswith(")"):
-                location = location[4:-1]
-            return location + ": " + diagnostic.message.replace("\n", "\n  ")
-
-        text = self.message
-        if self.error_diagnostics:
-            text += ":"
-        for diagnostic in self.error_diagnostics:
-            text += "\nerror: " + describe(diagnostic)
-            for note in diagnostic.notes:
-                text += "\n note: " + describe(note)
-        return text
-)py",
-           scope);
-  py::object errorClass = scope["MLIRError"];
+  // MLIRError(message, error_diagnostics), as upstream's: Python code, in
+  // _mlir_error.py next to this extension module (`m` is its `ir`).
+  std::string name = py::str(m.attr("__name__"));
+  std::string package = name.substr(0, name.rfind("_mlir.ir"));
+  py::object errorClass =
+      py::module_::import((package + "_mlir_error").c_str()).attr("MLIRError");
   errorClass.attr("__module__") = m.attr("__name__");
   m.attr("MLIRError") = errorClass;
   mlirErrorClass = errorClass.release().ptr();
