@@ -95,6 +95,15 @@ void mlir::python::populateIRAttributes(py::module_ &m) {
       .def_static(
           "get",
           [](const PyType &type, py::object context) {
+            // MLIR makes the attribute in the type's context: a context
+            // given must be that one, or the attribute would name the wrong
+            // owner.
+            if (!context.is_none() &&
+                !mlirContextEqual(contextOf(resolveContext(context)),
+                                  mlirTypeGetContext(type.type)))
+              throw py::value_error(
+                  "the type " + printToString(mlirTypePrint, type.type) +
+                  " belongs to another Context than the one given");
             return PyTypeAttr{{mlirTypeAttrGet(type.type), type.context}};
           },
           py::arg("value"), py::arg("context") = py::none())
