@@ -332,27 +332,10 @@ mlir::python::printingFlags(std::optional<int64_t> largeElementsLimit,
 // The bindings.
 //===----------------------------------------------------------------------===//
 
-void mlir::python::populateIRCore(py::module_ &m) {
-  py::enum_<MlirDiagnosticSeverity>(m, "DiagnosticSeverity")
-      .value("ERROR", MlirDiagnosticError)
-      .value("WARNING", MlirDiagnosticWarning)
-      .value("NOTE", MlirDiagnosticNote)
-      .value("REMARK", MlirDiagnosticRemark);
+namespace {
 
-  // Registered first, so that signatures mention them by their Python names
-  // (Type and Attribute are, by populateIRTypes and populateIRAttributes).
-  py::class_<PyMlirContext> contextClass(m, "Context");
-  py::class_<PyLocation> locationClass(m, "Location");
-  py::class_<PyOperation> operationClass(m, "Operation");
-  py::class_<PyOpAttributeMap> attributeMapClass(m, "OpAttributeMap");
-  py::class_<PyNamedAttribute> namedAttributeClass(m, "NamedAttribute");
-  py::class_<PyRegion> regionClass(m, "Region");
-  py::class_<PyBlock> blockClass(m, "Block");
-  py::class_<PyOwnedOperation>(m, "_OwnedOperation");
-
-  //===--------------------------------------------------------------------===//
-  // Context.
-  //===--------------------------------------------------------------------===//
+/// Context: creation, the current one, multithreading, capsules.
+void bindContext(py::class_<PyMlirContext> &contextClass) {
   contextClass
       .def(py::init(&PyMlirContext::create))
       .def_static("_get_live_count", &PyMlirContext::liveCount)
@@ -408,10 +391,10 @@ void mlir::python::populateIRCore(py::module_ &m) {
             return PyMlirContext::wrap(context);
           },
           py::arg("capsule"));
+}
 
-  //===--------------------------------------------------------------------===//
-  // Location.
-  //===--------------------------------------------------------------------===//
+/// Location: factories and the current one.
+void bindLocation(py::class_<PyLocation> &locationClass) {
   locationClass
       .def_static(
           "unknown",
@@ -458,7 +441,10 @@ void mlir::python::populateIRCore(py::module_ &m) {
       .def("__str__", [](PyLocation &self) {
         return printToString(mlirLocationPrint, self.location);
       });
+}
 
+/// DiagnosticInfo, and MLIRError, which carries them.
+void bindDiagnostics(py::module_ &m) {
   py::class_<PyDiagnosticInfo>(m, "DiagnosticInfo")
       .def_readonly("severity", &PyDiagnosticInfo::severity)
       .def_readonly("location", &PyDiagnosticInfo::location)
@@ -475,10 +461,10 @@ void mlir::python::populateIRCore(py::module_ &m) {
   errorClass.attr("__module__") = m.attr("__name__");
   m.attr("MLIRError") = errorClass;
   mlirErrorClass = errorClass.release().ptr();
+}
 
-  //===--------------------------------------------------------------------===//
-  // Module, Operation, Region, Block.
-  //===--------------------------------------------------------------------===//
+/// Module: parsing, creation, its operation and body, capsules.
+void bindModule(py::module_ &m) {
   py::class_<PyModule>(m, "Module")
       .def_static(
           "parse",
@@ -561,7 +547,10 @@ void mlir::python::populateIRCore(py::module_ &m) {
           py::arg("capsule"),
           "The Module in `capsule`: the live Python object if there is one, "
           "else a new one that takes ownership of the module.");
+}
 
+/// Operation: parsing, printing, bytecode, attributes, regions.
+void bindOperation(py::class_<PyOperation> &operationClass) {
   operationClass
       .def_static(
           "parse",
@@ -660,7 +649,11 @@ void mlir::python::populateIRCore(py::module_ &m) {
       .def("__str__", [](PyOperation &self) {
         return printToString(mlirOperationPrint, self.operation);
       });
+}
 
+/// An operation's attributes, as a mapping of NamedAttributes.
+void bindOpAttributes(py::class_<PyOpAttributeMap> &attributeMapClass,
+                      py::class_<PyNamedAttribute> &namedAttributeClass) {
   attributeMapClass
       .def("__getitem__", &operationAttribute, py::arg("name"))
       .def(
@@ -748,7 +741,11 @@ void mlir::python::populateIRCore(py::module_ &m) {
         return "NamedAttribute(" + self.name + "=" +
                std::string(py::str(self.attr)) + ")";
       });
+}
 
+/// Region and Block: iteration over blocks and operations.
+void bindRegionAndBlock(py::class_<PyRegion> &regionClass,
+                        py::class_<PyBlock> &blockClass) {
   regionClass
       .def_property_readonly("blocks", &regionBlocks)
       .def("__iter__", [](PyRegion &self) {
@@ -764,4 +761,33 @@ void mlir::python::populateIRCore(py::module_ &m) {
       .def("__str__", [](PyBlock &self) {
         return printToString(mlirBlockPrint, self.block);
       });
+}
+
+} // namespace
+
+void mlir::python::populateIRCore(py::module_ &m) {
+  py::enum_<MlirDiagnosticSeverity>(m, "DiagnosticSeverity")
+      .value("ERROR", MlirDiagnosticError)
+      .value("WARNING", MlirDiagnosticWarning)
+      .value("NOTE", MlirDiagnosticNote)
+      .value("REMARK", MlirDiagnosticRemark);
+
+  // Registered first, so that signatures mention them by their Python names
+  // (Type and Attribute are, by populateIRTypes and populateIRAttributes).
+  py::class_<PyMlirContext> contextClass(m, "Context");
+  py::class_<PyLocation> locationClass(m, "Location");
+  py::class_<PyOperation> operationClass(m, "Operation");
+  py::class_<PyOpAttributeMap> attributeMapClass(m, "OpAttributeMap");
+  py::class_<PyNamedAttribute> namedAttributeClass(m, "NamedAttribute");
+  py::class_<PyRegion> regionClass(m, "Region");
+  py::class_<PyBlock> blockClass(m, "Block");
+  py::class_<PyOwnedOperation>(m, "_OwnedOperation");
+
+  bindContext(contextClass);
+  bindLocation(locationClass);
+  bindDiagnostics(m);
+  bindModule(m);
+  bindOperation(operationClass);
+  bindOpAttributes(attributeMapClass, namedAttributeClass);
+  bindRegionAndBlock(regionClass, blockClass);
 }

@@ -109,7 +109,10 @@ py::object mlir::python::wrapType(MlirType type, const py::object &context) {
   return py::cast(base);
 }
 
-void mlir::python::populateIRTypes(py::module_ &m) {
+namespace {
+
+/// Type: parsing, comparison, printing, downcasting.
+void bindType(py::module_ &m) {
   py::class_<PyType>(m, "Type")
       .def(py::init([](const PyType &type) { return type; }),
            py::arg("cast_from_type"))
@@ -148,7 +151,10 @@ void mlir::python::populateIRTypes(py::module_ &m) {
             return py::reinterpret_steal<py::object>(
                 mlirPythonTypeToCapsule(self.type));
           });
+}
 
+/// IntegerType: signless, signed and unsigned.
+void bindIntegerType(py::module_ &m) {
   bindTypeSubclass<PyIntegerType>(m, "IntegerType", mlirTypeIsAInteger)
       .def_static(
           "get_signless",
@@ -193,13 +199,10 @@ void mlir::python::populateIRTypes(py::module_ &m) {
       .def_property_readonly("is_unsigned", [](PyType &self) {
         return mlirIntegerTypeIsUnsigned(self.type);
       });
-  bindSimpleType<PyIndexType>(m, "IndexType", mlirTypeIsAIndex,
-                              mlirIndexTypeGet);
-  bindSimpleType<PyF16Type>(m, "F16Type", mlirTypeIsAF16, mlirF16TypeGet);
-  bindSimpleType<PyBF16Type>(m, "BF16Type", mlirTypeIsABF16, mlirBF16TypeGet);
-  bindSimpleType<PyF32Type>(m, "F32Type", mlirTypeIsAF32, mlirF32TypeGet);
-  bindSimpleType<PyF64Type>(m, "F64Type", mlirTypeIsAF64, mlirF64TypeGet);
+}
 
+/// ComplexType of an integer or float type.
+void bindComplexType(py::module_ &m) {
   bindTypeSubclass<PyComplexType>(m, "ComplexType", mlirTypeIsAComplex)
       .def_static(
           "get",
@@ -217,7 +220,10 @@ void mlir::python::populateIRTypes(py::module_ &m) {
       .def_property_readonly("element_type", [](PyType &self) {
         return wrapType(mlirComplexTypeGetElementType(self.type), self.context);
       });
+}
 
+/// MemRefType and UnrankedMemRefType, checked when made.
+void bindMemRefTypes(py::module_ &m) {
   bindTypeSubclass<PyMemRefType>(m, "MemRefType", mlirTypeIsAMemRef)
       .def_static(
           "get",
@@ -307,7 +313,10 @@ void mlir::python::populateIRTypes(py::module_ &m) {
       .def_property_readonly("element_type", [](PyType &self) {
         return wrapType(mlirShapedTypeGetElementType(self.type), self.context);
       });
+}
 
+/// FunctionType: inputs and results.
+void bindFunctionType(py::module_ &m) {
   bindTypeSubclass<PyFunctionType>(m, "FunctionType", mlirTypeIsAFunction)
       .def_static(
           "get",
@@ -351,4 +360,20 @@ void mlir::python::populateIRTypes(py::module_ &m) {
               wrapType(mlirFunctionTypeGetResult(self.type, i), self.context));
         return results;
       });
+}
+
+} // namespace
+
+void mlir::python::populateIRTypes(py::module_ &m) {
+  bindType(m);
+  bindIntegerType(m);
+  bindSimpleType<PyIndexType>(m, "IndexType", mlirTypeIsAIndex,
+                              mlirIndexTypeGet);
+  bindSimpleType<PyF16Type>(m, "F16Type", mlirTypeIsAF16, mlirF16TypeGet);
+  bindSimpleType<PyBF16Type>(m, "BF16Type", mlirTypeIsABF16, mlirBF16TypeGet);
+  bindSimpleType<PyF32Type>(m, "F32Type", mlirTypeIsAF32, mlirF32TypeGet);
+  bindSimpleType<PyF64Type>(m, "F64Type", mlirTypeIsAF64, mlirF64TypeGet);
+  bindComplexType(m);
+  bindMemRefTypes(m);
+  bindFunctionType(m);
 }
