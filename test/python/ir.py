@@ -314,6 +314,15 @@ def testAttributes():
         print(type(type_attr).__name__, repr(type_attr.value))
         # CHECK: bf16
         print(TypeAttr.get(BF16Type.get()).value)
+        # The type's context is the attribute's; a context given must be it.
+        # CHECK: same context: True
+        context = Context.current
+        print("same context:", TypeAttr.get(BF16Type.get(), context=context).context is context)
+        try:
+            TypeAttr.get(BF16Type.get(), context=Context())
+        except ValueError as e:
+            # CHECK: other context: the type bf16 belongs to another Context than the one given
+            print("other context:", e)
         integer = Attribute.parse("42 : i32")
         # CHECK: Attribute 42 : i32 type: i32
         print(type(integer).__name__, integer, "type:", integer.type)

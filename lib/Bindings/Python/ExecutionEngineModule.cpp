@@ -59,8 +59,8 @@ private:
   std::vector<py::object> referencedObjects;
 };
 
-/// Raises RuntimeError("<what>: <reason>") when `message` was filled by a
-/// checked C API call.
+/// Raises RuntimeError("<what>: <reason>"), `reason` being the message a
+/// checked C API call reported.
 [[noreturn]] void raise(const std::string &what, const std::string &reason) {
   throw std::runtime_error(what + ": " + reason);
 }

@@ -1,5 +1,6 @@
-# Type stubs for `_mlir.ir` (lib/Bindings/Python/MainModule.cpp, bindIR): the
-# names, argument names and defaults the C++ binds. Factories that take
+# Type stubs for `_mlir.ir` (lib/Bindings/Python/IRCore.cpp, IRTypes.cpp,
+# IRAttributes.cpp; MLIRError is _mlir_libs/_mlir_error.py): the names,
+# argument names and defaults the C++ binds. Factories that take
 # `context=None` (or `loc=None`) use the current one, entered with `with`, and
 # raise ValueError when there is none.
 

@@ -1,5 +1,4 @@
-# Type stubs for `_mlir.passmanager` (lib/Bindings/Python/MainModule.cpp,
-# bindPassManager).
+# Type stubs for `_mlir.passmanager` (lib/Bindings/Python/Pass.cpp).
 
 from .ir import Context, Module, Operation
 
