@@ -168,3 +168,22 @@ pip_download = repository_rule(
     # pip picks the wheels of the python3 the build uses.
     environ = ["PATH", "PYTHON_BIN_PATH"],
 )
+
+def _pip_tools_impl(rctx):
+    # Command-line tools shipped as wheels (ruff, clang-format): the lock's
+    # packages installed with their scripts (bin/), which @pip drops; BUILD is
+    # build_file as it is.
+    pip_python = _make_venv(rctx, "pip_venv", with_pip = True)
+    _pip(rctx, pip_python, "install", rctx.path(rctx.attr.requirements), "site-packages")
+    rctx.file("WORKSPACE", 'workspace(name = "%s")\n' % rctx.name)
+    rctx.symlink(rctx.attr.build_file, "BUILD")
+    rctx.delete("pip_venv")
+
+pip_tools = repository_rule(
+    implementation = _pip_tools_impl,
+    attrs = {
+        "build_file": attr.label(mandatory = True, allow_single_file = True),
+        "requirements": attr.label(mandatory = True, allow_single_file = True),
+    },
+    environ = ["PATH", "PYTHON_BIN_PATH"],
+)
