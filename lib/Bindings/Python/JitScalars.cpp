@@ -53,8 +53,8 @@ bool toInteger(PyObject *object, const ValueSpec &spec, int64_t &value) {
   int64_t high =
       bits == 1 ? 1 : std::numeric_limits<int64_t>::max() >> (64 - bits);
   if (overflow || value < low || value > high) {
-    // %R: repr may fail or hold lone surrogates; PyErr_Format copes.
-    PyErr_Format(PyExc_ValueError, "%s: %R is out of range [%lld, %lld]",
+    // %A: ascii(), so that a repr with lone surrogates still prints.
+    PyErr_Format(PyExc_ValueError, "%s: %A is out of range [%lld, %lld]",
                  spec.label.c_str(), object, static_cast<long long>(low),
                  static_cast<long long>(high));
     return false;
