@@ -36,7 +36,9 @@ bool storeMemRef(PyObject *object, const ValueSpec &spec,
     return false;
   }
   auto *array = reinterpret_cast<PyArrayObject *>(object);
-  if (!PyArray_EquivTypes(PyArray_DESCR(array), descrOf(spec))) {
+  // The same dtype object is the common case: skip the comparison.
+  if (PyArray_DESCR(array) != descrOf(spec) &&
+      !PyArray_EquivTypes(PyArray_DESCR(array), descrOf(spec))) {
     PyErr_Format(PyExc_TypeError,
                  "%s: expected an array of dtype %S, got dtype %S",
                  spec.label.c_str(), spec.dtype.ptr(),
