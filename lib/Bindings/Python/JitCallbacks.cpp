@@ -70,10 +70,10 @@ bool storeCallbackResults(CallbackSlot &slot, PyObject *returned,
 
 /// Calls the Python function with the arguments in `argSlots`; the GIL is
 /// held.
-void callPython(CallbackSlot &slot, char *argSlots, char *resultSlots) {
+void callPython(JitThreadState &state, CallbackSlot &slot, char *argSlots,
+                char *resultSlots) {
   size_t resultBytes =
       kSlotSize * std::max<size_t>(slot.signature.results.size(), 1);
-  JitThreadState &state = threadState();
   // After a callback failed, the rest of the call only unwinds.
   if (state.error.isSet() || !slot.function) {
     std::memset(resultSlots, 0, resultBytes);
@@ -81,10 +81,12 @@ void callPython(CallbackSlot &slot, char *argSlots, char *resultSlots) {
   }
   const auto &params = slot.signature.args;
   size_t count = params.size();
+  // One slot before the arguments lets the callee prepend `self`
+  // (PY_VECTORCALL_ARGUMENTS_OFFSET) without copying them.
   constexpr size_t kInline = 8;
-  PyObject *inlineArgs[kInline];
-  std::vector<PyObject *> heapArgs(count > kInline ? count : 0);
-  PyObject **args = count > kInline ? heapArgs.data() : inlineArgs;
+  PyObject *inlineArgs[kInline + 1];
+  std::vector<PyObject *> heapArgs(count > kInline ? count + 1 : 0);
+  PyObject **args = (count > kInline ? heapArgs.data() : inlineArgs) + 1;
   size_t converted = 0;
   for (; converted < count; ++converted) {
     const ValueSpec &spec = params[converted];
@@ -101,7 +103,9 @@ void callPython(CallbackSlot &slot, char *argSlots, char *resultSlots) {
   }
   PyObject *returned =
       converted == count
-          ? PyObject_Vectorcall(slot.function, args, count, nullptr)
+          ? PyObject_Vectorcall(slot.function, args,
+                                count | PY_VECTORCALL_ARGUMENTS_OFFSET,
+                                nullptr)
           : nullptr;
   for (size_t i = 0; i < converted; ++i)
     Py_DECREF(args[i]);
@@ -117,20 +121,20 @@ extern "C" void dispatchCallback(CallbackSlot *slot, char *argSlots,
                                  char *resultSlots) {
   JitThreadState &state = threadState();
   if (state.gilHeld) { // the typed call on this thread kept the GIL
-    callPython(*slot, argSlots, resultSlots);
+    callPython(state, *slot, argSlots, resultSlots);
     return;
   }
   if (PyThreadState *released = state.released) {
     state.released = nullptr;
     PyEval_RestoreThread(released);
-    callPython(*slot, argSlots, resultSlots);
+    callPython(state, *slot, argSlots, resultSlots);
     state.released = PyEval_SaveThread();
     return;
   }
   // A thread Python never saw, or one that called the jitted code without a
   // typed call (ctypes through invoke or lookup releases the GIL).
   PyGILState_STATE gil = PyGILState_Ensure();
-  callPython(*slot, argSlots, resultSlots);
+  callPython(state, *slot, argSlots, resultSlots);
   PyGILState_Release(gil);
 }
 
