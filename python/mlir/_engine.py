@@ -17,14 +17,20 @@ __all__ = ["ExecutionEngine"]
 
 # Exceptions raised by ctypes callbacks: ctypes reports them to
 # sys.unraisablehook and returns garbage to the jitted code. While this
-# thread runs jitted code, they are kept here and re-raised by the call.
+# thread runs jitted code, they are kept here and re-raised by the call. The
+# hook is installed once, in front of the one in place then; a hook
+# installed later that chains to the previous one keeps this working.
 _calls = threading.local()
 _next_unraisablehook: Any = None
 
 
 def _keep_callback_errors(unraisable: Any) -> None:
     caught = getattr(_calls, "errors", None)
-    if caught is not None and unraisable.exc_value is not None:
+    if (
+        caught is not None
+        and unraisable.exc_value is not None
+        and "ctypes callback" in (unraisable.err_msg or "")
+    ):
         caught.append(unraisable.exc_value)
     else:
         _next_unraisablehook(unraisable)
@@ -43,7 +49,7 @@ class _PackedFunction(_PackedFunctionBase):  # type: ignore[misc]
 
     def __call__(self, *args: Any) -> Any:
         global _next_unraisablehook
-        if sys.unraisablehook is not _keep_callback_errors:
+        if _next_unraisablehook is None:
             _next_unraisablehook = sys.unraisablehook
             sys.unraisablehook = _keep_callback_errors
         outer = getattr(_calls, "errors", None)
@@ -112,8 +118,10 @@ class ExecutionEngine(_native.ExecutionEngine):
         for index, arg in enumerate(ctypes_args):
             try:
                 # ctypes.cast takes a str too, but points into a buffer it
-                # frees at once: the jitted code would read freed memory.
-                if isinstance(arg, str):
+                # frees at once: the jitted code would read freed memory;
+                # bytes likewise: the jitted code would write into an
+                # immutable (perhaps interned) bytes object.
+                if isinstance(arg, (str, bytes)):
                     raise ctypes.ArgumentError
                 address = ctypes.cast(arg, ctypes.c_void_p).value
             except ctypes.ArgumentError:

@@ -10,6 +10,7 @@ says what to bind; the value ABI lives in the native module.
 
 from __future__ import annotations
 
+import ctypes
 import inspect
 import threading
 from collections.abc import Callable, Sequence
@@ -60,32 +61,40 @@ def _dtypes(function_type: ir.FunctionType) -> list[np.dtype[Any] | None]:
     ]
 
 
-def _releases_gil(operation: ir.Operation, callbacks: set[str]) -> bool:
-    """Whether a call releases the GIL while the function runs: when its
-    body loops, branches or calls, unless every call is to a Python callback
-    (which would take the GIL back each time). Straight-line code keeps it,
-    to stay cheap."""
-    long_running = calls_only_callbacks = False
-    calls_others = False
-    for region in operation.regions:
-        blocks = list(region)
-        long_running |= len(blocks) > 1
-        for block in blocks:
-            for op in block:
-                if op.name == "func.call":
-                    # `@name` or `@"name"`.
-                    callee = str(op.attributes["callee"])[1:].strip('"')
-                    if callee in callbacks:
-                        calls_only_callbacks = True
-                    else:
-                        calls_others = True
-                elif op.name == "func.call_indirect":
-                    calls_others = True
-                elif op.regions:
-                    long_running = True
-    if calls_others:
-        return True
-    return long_running and not calls_only_callbacks
+def _releases_gil(function: ir.Operation, callbacks: set[str]) -> bool:
+    """Whether a call releases the GIL while `function` runs. It keeps it
+    for straight-line code (cheap) and for code that calls only Python
+    callbacks, each loop or branch among them calling one (each callback
+    would take the GIL back; while kept, other threads get a turn every few
+    callbacks). Anything else may run long without Python: it releases it."""
+
+    def calls_callback(op: ir.Operation) -> bool:
+        return op.name == "func.call" and _callee(op) in callbacks
+
+    def releases(op: ir.Operation) -> bool:
+        if op.name in ("func.call", "func.call_indirect"):
+            return not calls_callback(op)
+        if not op.regions:
+            return False
+        if any(len(list(region)) > 1 for region in op.regions):
+            return True
+        return not _contains(op, calls_callback) or any(
+            releases(inner) for region in op.regions for block in region for inner in block
+        )
+
+    body = list(function.regions[0])
+    return len(body) > 1 or any(releases(op) for op in body[0])
+
+
+def _callee(call: ir.Operation) -> str:
+    # `@name` or `@"name"`.
+    return str(call.attributes["callee"])[1:].strip('"')
+
+
+def _contains(op: ir.Operation, predicate: Callable[[ir.Operation], bool]) -> bool:
+    return predicate(op) or any(
+        _contains(inner, predicate) for region in op.regions for block in region for inner in block
+    )
 
 
 def _accepts_arguments(fn: Callable[..., Any], count: int) -> bool:
@@ -114,26 +123,43 @@ class _JitState:
         self.declarations: dict[str, ir.FunctionType] = {}
         self.slots: dict[str, _native._CallbackSlot] = {}
         self.engine: ExecutionEngine | None = None
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
+        self.compiling = False
 
     def compile(self) -> ExecutionEngine:
         with self.lock:
             if self.engine is None:
-                missing = [name for name, slot in self.slots.items() if slot.function is None]
-                if missing:
+                # Code that runs during compilation on this thread (a __del__,
+                # a signal handler) and calls the module would wait for itself.
+                if self.compiling:
                     raise RuntimeError(
-                        "callbacks declared in the module are not registered: "
-                        + ", ".join(missing)
-                        + "; register them with JitModule.register(name, fn) or "
-                        "@JitModule.callback(name) before the first call"
+                        "the JitModule is being compiled by this thread (its "
+                        "first call); a call from code that runs meanwhile, "
+                        "such as a __del__ method or a signal handler, cannot "
+                        "wait for it"
                     )
-                engine = ExecutionEngine(
-                    self.module, opt_level=self.opt_level, shared_libs=self.shared_libs
-                )
-                if self.slots:
-                    _native._bind_callbacks(engine, list(self.slots.values()))
-                self.engine = engine
+                self.compiling = True
+                try:
+                    self.engine = self._create_engine()
+                finally:
+                    self.compiling = False
             return self.engine
+
+    def _create_engine(self) -> ExecutionEngine:
+        missing = [name for name, slot in self.slots.items() if slot.function is None]
+        if missing:
+            raise RuntimeError(
+                "callbacks declared in the module are not registered: "
+                + ", ".join(missing)
+                + "; register them with JitModule.register(name, fn) or "
+                "@JitModule.callback(name) before the first call"
+            )
+        engine = ExecutionEngine(
+            self.module, opt_level=self.opt_level, shared_libs=self.shared_libs
+        )
+        if self.slots:
+            _native._bind_callbacks(engine, list(self.slots.values()))
+        return engine
 
 
 class JitModule:
@@ -163,6 +189,8 @@ class JitModule:
                 "shared_libs must be a sequence of paths, such as a list, got "
                 + type(shared_libs).__name__
             )
+        if not isinstance(opt_level, int) or not 0 <= opt_level <= 3:
+            raise ValueError(f"opt_level must be 0, 1, 2 or 3, got {opt_level!r}")
         module = self._parse(source, context)
         functions = [op for op in module.body if op.name == "func.func"]
         if not functions:
@@ -171,6 +199,12 @@ class JitModule:
                 "it is lowered to the LLVM dialect"
             )
         state = _JitState(module, opt_level, list(shared_libs))
+        libraries = []
+        for path in state.shared_libs:
+            try:
+                libraries.append(ctypes.CDLL(path))
+            except OSError as error:
+                raise ValueError(f"cannot load shared library {path!r}: {error}") from None
         self._state = state
         self._signatures: dict[str, ir.FunctionType] = {}
         self._functions: dict[str, _native.JitFunction] = {}
@@ -178,15 +212,22 @@ class JitModule:
         # when it is called; a callback needs its trampoline now.
         self._unsupported: dict[str, str] = {}
         definitions = []
+        interfaced = []  # the functions given a C interface
         for op in functions:
             name = ir.StringAttr(op.attributes["sym_name"]).value
+            if "\0" in name:
+                # LLVM's symbol tables take C strings: the name would be cut.
+                raise ValueError(f"the function name {name!r} contains a NUL character")
             function_type = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
             self._signatures[name] = function_type
             if list(op.regions[0]):
                 definitions.append((name, op))
+            elif any(hasattr(library, name) for library in libraries):
+                continue  # a shared library defines it: linked, no callback
             else:
                 state.declarations[name] = function_type
                 state.slots[name] = _native._CallbackSlot(name, op, _dtypes(function_type))
+            interfaced.append(op)
         for name, op in definitions:
             try:
                 self._functions[name] = _native._make_jit_function(
@@ -200,7 +241,7 @@ class JitModule:
                 self._unsupported[name] = str(error)
 
         unit = ir.UnitAttr.get(module.context)
-        for op in functions:
+        for op in interfaced:
             op.attributes["llvm.emit_c_interface"] = unit
         PassManager.parse(pipeline or DEFAULT_PIPELINE, context=module.context).run(module)
         if state.slots:
@@ -223,6 +264,11 @@ class JitModule:
     def __getitem__(self, name: str) -> _native.JitFunction:
         if name in self._unsupported:
             raise TypeError(f"cannot call '{name}': {self._unsupported[name]}")
+        if name in self._state.declarations:
+            raise KeyError(
+                f"'{name}' is a callback the module declares, not a function it "
+                "defines: call a function that calls it"
+            )
         try:
             return self._functions[name]
         except KeyError:

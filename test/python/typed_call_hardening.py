@@ -164,7 +164,7 @@ show("unprintable int out of range", lambda: SCALARS.add(Unprintable(2**70), 1))
 show("unprintable int from a callback", SCALARS.call_i64)
 
 # CHECK-LABEL: CASE: int too large for f64
-# CHECK: ValueError: argument 0 of 'id_f64' (f64): the int is too large for a float
+# CHECK: ValueError: argument 0 of 'id_f64' (f64): the value is too large for a float
 show("int too large for f64", lambda: SCALARS.id_f64(10**400))
 
 # Rounded once: through float first, 2**-40 is lost and the tie goes to even.

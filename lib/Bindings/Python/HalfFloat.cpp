@@ -38,8 +38,8 @@ uint16_t floatToHalf(float value) {
   uint32_t sign = (bits >> 16) & 0x8000;
   uint32_t exponent = (bits >> 23) & 0xff;
   uint32_t mantissa = bits & 0x7fffff;
-  if (exponent == 0xff) // inf or nan
-    return sign | 0x7c00 | (mantissa ? 0x200 : 0);
+  if (exponent == 0xff) // inf, or nan: keep the payload's top bits, quiet
+    return sign | 0x7c00 | (mantissa ? 0x200 | (mantissa >> 13) : 0);
   int32_t halfExponent = static_cast<int32_t>(exponent) - 127 + 15;
   if (halfExponent >= 31)
     return sign | 0x7c00;

@@ -50,15 +50,28 @@ struct CallbackSlot {
 bool storeCallbackResults(CallbackSlot &slot, PyObject *returned,
                           char *resultSlots) {
   const auto &specs = slot.signature.results;
-  if (specs.empty())
-    return true;
+  if (specs.empty()) {
+    if (returned == Py_None)
+      return true;
+    PyErr_Format(PyExc_TypeError,
+                 "callback '%s' is declared %s, without results: it must "
+                 "return None, got %s",
+                 slot.name.c_str(), slot.signature.text.c_str(),
+                 Py_TYPE(returned)->tp_name);
+    return false;
+  }
   if (specs.size() == 1)
     return storeScalar(returned, specs[0], resultSlots);
-  if (!PyTuple_Check(returned) ||
-      static_cast<size_t>(PyTuple_GET_SIZE(returned)) != specs.size()) {
+  if (!PyTuple_Check(returned)) {
     PyErr_Format(PyExc_TypeError,
                  "callback '%s' must return a tuple of %zu values, got %s",
                  slot.name.c_str(), specs.size(), Py_TYPE(returned)->tp_name);
+    return false;
+  }
+  if (static_cast<size_t>(PyTuple_GET_SIZE(returned)) != specs.size()) {
+    PyErr_Format(PyExc_TypeError,
+                 "callback '%s' must return a tuple of %zu values, got %zd",
+                 slot.name.c_str(), specs.size(), PyTuple_GET_SIZE(returned));
     return false;
   }
   for (size_t i = 0; i < specs.size(); ++i)
@@ -91,13 +104,15 @@ void callPython(JitThreadState &state, CallbackSlot &slot, char *argSlots,
   for (; converted < count; ++converted) {
     const ValueSpec &spec = params[converted];
     char *argSlot = argSlots + kSlotSize * converted;
-    args[converted] =
-        spec.kind == kMemRef
-            ? memRefToArray(spec,
-                            MemRefView{*reinterpret_cast<int64_t **>(argSlot),
-                                       spec.rank()},
-                            nullptr, /*writeable=*/true)
-            : loadScalar(spec, argSlot);
+    if (spec.kind == kMemRef) {
+      MemRefView view{*reinterpret_cast<int64_t **>(argSlot), spec.rank()};
+      // Constant globals live in read-only memory; read-only arrays stay so.
+      bool writeable = !spec.readOnly && !isUnowned(view.allocated()) &&
+                       !state.isReadOnly(view.allocated());
+      args[converted] = memRefToArray(spec, view, nullptr, writeable);
+    } else {
+      args[converted] = loadScalar(spec, argSlot);
+    }
     if (!args[converted])
       break;
   }
@@ -107,8 +122,13 @@ void callPython(JitThreadState &state, CallbackSlot &slot, char *argSlots,
                                 count | PY_VECTORCALL_ARGUMENTS_OFFSET,
                                 nullptr)
           : nullptr;
-  for (size_t i = 0; i < converted; ++i)
+  for (size_t i = 0; i < converted; ++i) {
+    // A view kept beyond the call (stored, or in a traceback's locals) would
+    // read memory the jitted code may free: it becomes empty.
+    if (params[i].kind == kMemRef && Py_REFCNT(args[i]) > 1)
+      forgetMemory(args[i]);
     Py_DECREF(args[i]);
+  }
   if (!returned || !storeCallbackResults(slot, returned, resultSlots)) {
     std::memset(resultSlots, 0, resultBytes);
     state.error.take();
@@ -116,18 +136,40 @@ void callPython(JitThreadState &state, CallbackSlot &slot, char *argSlots,
   Py_XDECREF(returned);
 }
 
+/// While the Python function runs, this thread is in Python, not in the
+/// typed call's jitted code: jitted code it calls (through ctypes, say) must
+/// not take the typed call's way of holding the GIL for its own.
+void callPythonFromJit(JitThreadState &state, CallbackSlot &slot,
+                       char *argSlots, char *resultSlots) {
+  PyThreadState *released = state.released;
+  bool gilHeld = state.gilHeld;
+  state.released = nullptr;
+  state.gilHeld = false;
+  callPython(state, slot, argSlots, resultSlots);
+  state.released = released;
+  state.gilHeld = gilHeld;
+}
+
+/// How many callbacks run, the GIL kept, before other threads get a turn.
+constexpr unsigned kCallbacksPerYield = 128;
+
 /// The dispatcher the trampolines call (registered as kDispatchSymbol).
 extern "C" void dispatchCallback(CallbackSlot *slot, char *argSlots,
                                  char *resultSlots) {
   JitThreadState &state = threadState();
   if (state.gilHeld) { // the typed call on this thread kept the GIL
-    callPython(state, *slot, argSlots, resultSlots);
+    // Let other Python threads run now and then, as the interpreter does.
+    if (++state.callbacksSinceYield >= kCallbacksPerYield) {
+      state.callbacksSinceYield = 0;
+      Py_BEGIN_ALLOW_THREADS;
+      Py_END_ALLOW_THREADS;
+    }
+    callPythonFromJit(state, *slot, argSlots, resultSlots);
     return;
   }
   if (PyThreadState *released = state.released) {
-    state.released = nullptr;
     PyEval_RestoreThread(released);
-    callPython(state, *slot, argSlots, resultSlots);
+    callPythonFromJit(state, *slot, argSlots, resultSlots);
     state.released = PyEval_SaveThread();
     return;
   }

@@ -97,9 +97,10 @@ struct JitFunctionObject {
 };
 
 /// The memref result at `descriptor` as an array: a view of the argument
-/// whose memory it is, a read-only view of a global, or an array owning
-/// memory the jitted code allocated (`owners` keeps one owner per
-/// allocation, so memory returned twice is freed once).
+/// whose memory it is (read-only if the argument is), a read-only view of a
+/// global, or an array owning memory the jitted code allocated. `owners`
+/// holds a reference to the owner of each allocation seen so far, so that
+/// memory returned twice is freed once, after the last array over it.
 PyObject *memRefResult(JitFunction &function, const ValueSpec &spec,
                        MemRefView descriptor, PyObject *const *args,
                        std::vector<std::pair<char *, PyObject *>> &owners) {
@@ -109,23 +110,26 @@ PyObject *memRefResult(JitFunction &function, const ValueSpec &spec,
     return memRefToArray(spec, descriptor, function.engine.ptr(),
                          /*writeable=*/false);
   }
-  PyObject *base = nullptr;
   const auto &params = function.signature.args;
-  for (size_t i = 0; !base && i < params.size(); ++i)
-    if (params[i].kind == kMemRef &&
-        PyArray_DATA(reinterpret_cast<PyArrayObject *>(args[i])) == allocated)
-      base = args[i];
+  for (size_t i = 0; i < params.size(); ++i) {
+    auto *arg = reinterpret_cast<PyArrayObject *>(args[i]);
+    if (params[i].kind == kMemRef && PyArray_DATA(arg) == allocated) {
+      Py_INCREF(args[i]);
+      return memRefToArray(spec, descriptor, args[i],
+                           PyArray_ISWRITEABLE(arg));
+    }
+  }
+  PyObject *base = nullptr;
   for (auto &owner : owners)
-    if (!base && owner.first == allocated)
+    if (owner.first == allocated)
       base = owner.second;
-  if (base) {
-    Py_INCREF(base);
-  } else if (allocated) {
+  if (!base && allocated) {
     base = ownerOfAllocation(allocated);
     if (!base)
       return nullptr;
-    owners.emplace_back(allocated, base); // borrowed: the array holds it
+    owners.emplace_back(allocated, base); // owners' own reference
   }
+  Py_XINCREF(base);
   return memRefToArray(spec, descriptor, base, /*writeable=*/true);
 }
 
@@ -159,6 +163,8 @@ PyObject *convertResults(JitFunction &function, char *results,
     }
     PyTuple_SET_ITEM(tuple, i, value);
   }
+  for (auto &owner : owners)
+    Py_DECREF(owner.second);
   if (!ok) {
     Py_XDECREF(tuple);
     return nullptr;
@@ -229,10 +235,19 @@ PyObject *callJitFunction(PyObject *callable, PyObject *const *args,
   if (!function.packed && !function.link())
     return nullptr;
 
+  // Callbacks get read-only views of read-only arrays.
+  JitThreadState &state = threadState();
+  size_t readOnlyMark = state.readOnlyData.size();
+  for (size_t i = 0; i < params.size(); ++i)
+    if (params[i].kind == kMemRef &&
+        !PyArray_ISWRITEABLE(reinterpret_cast<PyArrayObject *>(args[i])))
+      state.readOnlyData.push_back(
+          PyArray_DATA(reinterpret_cast<PyArrayObject *>(args[i])));
   runJitted(function.releaseGil, function.packed, packed);
+  state.readOnlyData.resize(readOnlyMark);
 
   PyObject *value = convertResults(function, results, args);
-  if (threadState().error.isSet()) {
+  if (state.error.isSet()) {
     Py_XDECREF(value);
     PyErr_Clear();
     raisePendingError();

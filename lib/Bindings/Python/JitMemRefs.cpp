@@ -40,9 +40,11 @@ bool storeMemRef(PyObject *object, const ValueSpec &spec,
   if (PyArray_DESCR(array) != descrOf(spec) &&
       !PyArray_EquivTypes(PyArray_DESCR(array), descrOf(spec))) {
     PyErr_Format(PyExc_TypeError,
-                 "%s: expected an array of dtype %S, got dtype %S",
+                 "%s: expected an array of dtype %S, got dtype %S; convert "
+                 "it with array.astype(%R)",
                  spec.label.c_str(), spec.dtype.ptr(),
-                 reinterpret_cast<PyObject *>(PyArray_DESCR(array)));
+                 reinterpret_cast<PyObject *>(PyArray_DESCR(array)),
+                 spec.dtype.ptr());
     return false;
   }
   if (!spec.readOnly && !PyArray_ISWRITEABLE(array))
@@ -116,6 +118,13 @@ PyObject *memRefToArray(const ValueSpec &spec, MemRefView descriptor,
       writeable ? NPY_ARRAY_WRITEABLE : 0, nullptr);
   if (!array) {
     Py_XDECREF(base);
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    PyErr_Format(PyExc_ValueError, "%s: cannot view the memref as an array: %S",
+                 spec.label.c_str(), value ? value : Py_None);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(traceback);
     return nullptr;
   }
   if (base && PyArray_SetBaseObject(reinterpret_cast<PyArrayObject *>(array),
@@ -124,6 +133,16 @@ PyObject *memRefToArray(const ValueSpec &spec, MemRefView descriptor,
     return nullptr;
   }
   return array;
+}
+
+void forgetMemory(PyObject *array) {
+  alignas(16) static const char zeros[64] = {};
+  auto *fields = reinterpret_cast<PyArrayObject_fields *>(array);
+  for (int d = 0; d < fields->nd; ++d)
+    fields->dimensions[d] = 0;
+  fields->data = const_cast<char *>(zeros);
+  PyArray_CLEARFLAGS(reinterpret_cast<PyArrayObject *>(array),
+                     NPY_ARRAY_WRITEABLE);
 }
 
 PyObject *ownerOfAllocation(char *allocated) {

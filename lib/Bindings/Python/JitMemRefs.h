@@ -36,6 +36,12 @@ bool storeMemRef(PyObject *object, const ValueSpec &spec,
 PyObject *memRefToArray(const ValueSpec &spec, MemRefView descriptor,
                         PyObject *base, bool writeable);
 
+/// Empties `array`, a view valid only during a callback that is still
+/// referenced after it: its sizes become 0 (a 0-d array reads a zero) and it
+/// becomes read-only, so that it never reads or writes memory the jitted
+/// code may have freed. (Views taken from it keep their own pointers.)
+void forgetMemory(PyObject *array);
+
 /// A capsule that frees `allocated`, memory jitted code allocated with
 /// malloc, when the last array over it is gone.
 PyObject *ownerOfAllocation(char *allocated);

@@ -23,6 +23,9 @@ bool expected(const ValueSpec &spec, const char *what, PyObject *object) {
   return false;
 }
 
+bool conversionFailed(const ValueSpec &spec, const char *what,
+                      PyObject *object);
+
 bool isNumpyBool(PyObject *object) { return PyArray_IsScalar(object, Bool); }
 
 bool toInteger(PyObject *object, const ValueSpec &spec, int64_t &value) {
@@ -32,12 +35,16 @@ bool toInteger(PyObject *object, const ValueSpec &spec, int64_t &value) {
   } else if (isNumpyBool(object)) {
     value = PyObject_IsTrue(object);
   } else if (PyFloat_Check(object) || PyComplex_Check(object) ||
-             !PyIndex_Check(object)) {
+             PyArray_Check(object) || !PyIndex_Check(object)) {
     return expected(spec, "an int", object);
   } else {
     PyObject *index = PyNumber_Index(object);
-    if (!index)
-      return false;
+    if (!index) {
+      if (!PyErr_ExceptionMatches(PyExc_TypeError))
+        return false; // the object's own error, such as KeyboardInterrupt
+      PyErr_Clear();
+      return expected(spec, "an int", object);
+    }
     value = PyLong_AsLongLongAndOverflow(index, &overflow);
     Py_DECREF(index);
   }
@@ -70,19 +77,28 @@ bool toDouble(PyObject *object, const ValueSpec &spec, double &value) {
   // A complex (numpy's complex64 is no Python complex) would lose its
   // imaginary part.
   if (PyComplex_Check(object) || PyArray_IsScalar(object, ComplexFloating) ||
-      PyUnicode_Check(object) || PyBytes_Check(object))
+      PyArray_Check(object) || PyUnicode_Check(object) ||
+      PyBytes_Check(object))
     return expected(spec, "a float", object);
   value = PyFloat_AsDouble(object);
-  if (value == -1.0 && PyErr_Occurred()) {
-    if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
-      PyErr_Clear();
-      return fail(PyExc_ValueError, spec,
-                  "the int is too large for a float");
-    }
+  return value != -1.0 || !PyErr_Occurred() ||
+         conversionFailed(spec, "a float", object);
+}
+
+/// After a failed conversion to `what`: a TypeError or OverflowError
+/// becomes one naming the value; any other error (KeyboardInterrupt from
+/// the object's own method, say) stays. Returns false.
+bool conversionFailed(const ValueSpec &spec, const char *what,
+                      PyObject *object) {
+  if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
     PyErr_Clear();
-    return expected(spec, "a float", object);
+    return fail(PyExc_ValueError, spec,
+                "the value is too large for a float");
   }
-  return true;
+  if (!PyErr_ExceptionMatches(PyExc_TypeError))
+    return false;
+  PyErr_Clear();
+  return expected(spec, what, object);
 }
 
 } // namespace
@@ -123,13 +139,12 @@ bool storeScalar(PyObject *object, const ValueSpec &spec, char *slot) {
   }
   case kComplex64:
   case kComplex128: {
-    if (PyUnicode_Check(object) || PyBytes_Check(object))
+    if (PyUnicode_Check(object) || PyBytes_Check(object) ||
+        PyArray_Check(object))
       return expected(spec, "a complex", object);
     Py_complex value = PyComplex_AsCComplex(object);
-    if (value.real == -1.0 && PyErr_Occurred()) {
-      PyErr_Clear();
-      return expected(spec, "a complex", object);
-    }
+    if (value.real == -1.0 && PyErr_Occurred())
+      return conversionFailed(spec, "a complex", object);
     if (spec.kind == kComplex128) {
       std::memcpy(slot, &value, 16);
     } else {

@@ -13,6 +13,9 @@
 
 #include <Python.h>
 
+#include <algorithm>
+#include <vector>
+
 namespace mlir::python::jit {
 
 /// An exception a callback raised (the same object, with its traceback).
@@ -38,7 +41,17 @@ struct JitThreadState {
   PyThreadState *released = nullptr;
   /// A typed call kept the GIL: callbacks on this thread just run.
   bool gilHeld = false;
+  /// Callbacks run while the GIL is kept, since it was last let go.
+  unsigned callbacksSinceYield = 0;
   PendingError error;
+  /// The data of read-only arrays passed to the typed calls running on this
+  /// thread: callbacks get read-only views of them.
+  std::vector<const void *> readOnlyData;
+
+  bool isReadOnly(const void *data) const {
+    return std::find(readOnlyData.begin(), readOnlyData.end(), data) !=
+           readOnlyData.end();
+  }
 };
 
 JitThreadState &threadState();
