@@ -20,31 +20,9 @@ from mlir.ir import *
 from mlir.passmanager import *
 from mlir.runtime import *
 
-LOWERING = (
-    "builtin.module(convert-func-to-llvm,convert-arith-to-llvm,reconcile-unrealized-casts)"
-)
-
-ADD = """
-func.func @add(%a: i64, %b: i64) -> i64 attributes { llvm.emit_c_interface } {
-  %r = arith.addi %a, %b : i64
-  return %r : i64
-}
-"""
-
-CALLBACK = """
-func.func @call(%a: i64) -> i64 attributes { llvm.emit_c_interface } {
-  %r = func.call @hook(%a) : (i64) -> i64
-  return %r : i64
-}
-func.func private @hook(i64) -> i64 attributes { llvm.emit_c_interface }
-"""
-
-
-def lowered(source):
-    module = Module.parse(source)
-    PassManager.parse(LOWERING).run(module.operation)
-    return module
-
+# The `add` and `call` (calls `hook`) modules, and lowered(source) with the
+# lowering pipeline LOWERING.
+from fixtures import ADD, CALLBACK, LOWERING, lowered
 
 def expect_error(name, fn):
     """Runs fn, printing the exception it raises (or that it raised none)."""
