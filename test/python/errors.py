@@ -8,8 +8,6 @@ import ctypes
 import gc
 import io
 import os
-import subprocess
-import sys
 import tempfile
 import textwrap
 
@@ -22,7 +20,8 @@ from mlir.runtime import *
 
 # The `add` and `call` (calls `hook`) modules, and lowered(source) with the
 # lowering pipeline LOWERING.
-from fixtures import ADD, CALLBACK, LOWERING, lowered
+from fixtures import ADD, CALLBACK, LOWERING, lowered, run_python
+
 
 def expect_error(name, fn):
     """Runs fn, printing the exception it raises (or that it raised none)."""
@@ -40,11 +39,7 @@ def in_subprocess(name, code):
     prints what it printed and its exit code."""
     print(f"CASE: {name}")
     prelude = open(__file__).read().split("# END " + "PRELUDE")[0]
-    result = subprocess.run(
-        [sys.executable, "-c", prelude + "\n" + textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-    )
+    result = run_python(prelude + "\n" + textwrap.dedent(code))
     for line in result.stdout.splitlines():
         print("  " + line)
     print(f"  exit code: {result.returncode}")
