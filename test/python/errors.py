@@ -1,4 +1,7 @@
-# RUN: %PYTHON %s | FileCheck %s
+# RUN: %PYTHON %s 2>%t.stderr | FileCheck %s
+# Failures are exceptions, never messages on stderr: it stays empty.
+# RUN: FileCheck --allow-empty --check-prefix=STDERR %s < %t.stderr
+# STDERR-NOT: {{.}}
 #
 # Every misuse is a Python exception that says what went wrong; nothing
 # crashes the process. Cases that crash upstream run in a subprocess, which

@@ -1,4 +1,7 @@
-# RUN: %PYTHON %s | FileCheck %s
+# RUN: %PYTHON %s 2>%t.stderr | FileCheck %s
+# Nothing goes to stderr (a callback's exception is re-raised, not printed).
+# RUN: FileCheck --allow-empty --check-prefix=STDERR %s < %t.stderr
+# STDERR-NOT: {{.}}
 #
 # Typed calls and callbacks: mlir.execution_engine.jit.
 
