@@ -56,5 +56,6 @@ main(globals(), __file__)
 
 # CHECK: batch pipeline: {{[1-9][0-9]*}} examples, no crash, {{[1-9][0-9]*}} successful calls
 # CHECK: fuzz: 1 batches, {{[1-9][0-9]*}} examples, 0 failed
-# The expected kinds of exception were seen.
-# CHECK: exceptions: KeyError={{[0-9]+}} MLIRError={{[1-9][0-9]*}} RuntimeError={{[1-9][0-9]*}} TypeError={{[0-9]+}} ValueError={{[1-9][0-9]*}}
+# The expected kinds of exception were seen (a RuntimeError, from running
+# passes, is too rare to expect in the sanitized run's 75 examples).
+# CHECK: exceptions: KeyError={{[0-9]+}} MLIRError={{[1-9][0-9]*}} RuntimeError={{[0-9]+}} TypeError={{[0-9]+}} ValueError={{[1-9][0-9]*}}
