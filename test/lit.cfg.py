@@ -37,7 +37,7 @@ for name in [
     "PYTHONMALLOC",
     "MLIR_SANITIZERS",
     "MLIR_LEAK_CHECK",
-    # Sizes of test/python/fuzz.py and stress.py.
+    # Sizes of test/python/fuzz_*.py and stress.py.
     "FUZZ_SCALE",
     "STRESS_THREADS",
     "STRESS_SECONDS",

@@ -1,6 +1,9 @@
 //===- execution_engine.c - Test for the C bindings of the JIT -------------===//
 //
-// RUN: mlir-capi-execution-engine-test 2>&1 | FileCheck %s
+// RUN: execution_engine_test 2>%t.stderr | FileCheck %s
+// Failures are reported as values, never on stderr: it stays empty.
+// RUN: FileCheck --allow-empty --check-prefix=STDERR %s < %t.stderr
+// STDERR-NOT: {{.}}
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,6 +67,15 @@ static MlirModule parseModule(MlirContext ctx, const char *source, int lower) {
   return module;
 }
 
+/// Exits (failing the test) if `jit` is null.
+static MlirExecutionEngine requireEngine(MlirExecutionEngine jit) {
+  if (mlirExecutionEngineIsNull(jit)) {
+    printf("cannot create the engine\n");
+    exit(1);
+  }
+  return jit;
+}
+
 // CHECK-LABEL: testInvokePacked
 void testInvokePacked(MlirContext ctx) {
   printf("testInvokePacked\n");
@@ -75,13 +87,9 @@ void testInvokePacked(MlirContext ctx) {
       "  return %res : i32\n"
       "}",
       1);
-  MlirExecutionEngine jit = mlirExecutionEngineCreate(
+  MlirExecutionEngine jit = requireEngine(mlirExecutionEngineCreate(
       module, /*optLevel=*/2, /*numPaths=*/0, /*sharedLibPaths=*/NULL,
-      /*enableObjectDump=*/false, /*enablePIC=*/false);
-  if (mlirExecutionEngineIsNull(jit)) {
-    fprintf(stderr, "cannot create the engine\n");
-    exit(1);
-  }
+      /*enableObjectDump=*/false, /*enablePIC=*/false));
   // One pointer for the argument, one for the result.
   // CHECK: packed arguments: 2 2 -1
   printf("packed arguments: %lld %lld %lld\n",
@@ -123,7 +131,7 @@ void testRegisterSymbol(MlirContext ctx) {
   printf("testRegisterSymbol\n");
   MlirModule module = parseModule(ctx, kCallbackModule, 1);
   MlirExecutionEngine jit =
-      mlirExecutionEngineCreate(module, 2, 0, NULL, false, false);
+      requireEngine(mlirExecutionEngineCreate(module, 2, 0, NULL, false, false));
   mlirExecutionEngineRegisterSymbol(
       jit, str("_mlir_ciface_some_callback_into_python"),
       (void *)someCallbackIntoPython);
@@ -134,28 +142,32 @@ void testRegisterSymbol(MlirContext ctx) {
   MlirLogicalResult status = mlirExecutionEngineRegisterSymbolChecked(
       jit, str("_mlir_ciface_some_callback_into_python"),
       (void *)someCallbackIntoPython, printToStdout, NULL);
+  // CHECK-SAME: (failed: 1)
   printf(" (failed: %d)\n", mlirLogicalResultIsFailure(status));
   // CHECK: defined: cannot register symbol 'callback_test': the module already defines it
+  // CHECK-SAME: (failed: 1)
   printf("defined: ");
-  mlirExecutionEngineRegisterSymbolChecked(jit, str("callback_test"),
-                                           (void *)someCallbackIntoPython,
-                                           printToStdout, NULL);
-  printf("\n");
+  status = mlirExecutionEngineRegisterSymbolChecked(
+      jit, str("callback_test"), (void *)someCallbackIntoPython, printToStdout,
+      NULL);
+  printf(" (failed: %d)\n", mlirLogicalResultIsFailure(status));
 
   float f = 42.0f;
   int i = 2;
   float result = 0.0f;
   void *args[3] = {&f, &i, &result};
-  mlirExecutionEngineInvokePacked(jit, str("callback_test"), args);
-  // CHECK: 42.000000 + 2 = 44.000000
-  printf("%f + %d = %f\n", f, i, result);
+  status = mlirExecutionEngineInvokePacked(jit, str("callback_test"), args);
+  // CHECK: 42.000000 + 2 = 44.000000 (success: 1)
+  printf("%f + %d = %f (success: %d)\n", f, i, result,
+         mlirLogicalResultIsSuccess(status));
 
   // Once compiled, a new symbol could not be used any more.
   // CHECK: late: cannot register symbol 'late': the module has already been compiled
+  // CHECK-SAME: (failed: 1)
   printf("late: ");
-  mlirExecutionEngineRegisterSymbolChecked(
+  status = mlirExecutionEngineRegisterSymbolChecked(
       jit, str("late"), (void *)someCallbackIntoPython, printToStdout, NULL);
-  printf("\n");
+  printf(" (failed: %d)\n", mlirLogicalResultIsFailure(status));
   mlirExecutionEngineDestroy(jit);
   mlirModuleDestroy(module);
 }
@@ -165,7 +177,7 @@ void testMissingSymbol(MlirContext ctx) {
   printf("testMissingSymbol\n");
   MlirModule module = parseModule(ctx, kCallbackModule, 1);
   MlirExecutionEngine jit =
-      mlirExecutionEngineCreate(module, 2, 0, NULL, false, false);
+      requireEngine(mlirExecutionEngineCreate(module, 2, 0, NULL, false, false));
   // CHECK: symbols used by the module are neither defined nor registered: _mlir_ciface_some_callback_into_python; register them
   printf("lookup: ");
   void *fn = mlirExecutionEngineLookupChecked(jit, str("callback_test"),
@@ -202,16 +214,18 @@ void testUntranslatableModule(MlirContext ctx) {
   // CHECK: null: 1
   printf("\nnull: %d\n", mlirExecutionEngineIsNull(jit));
   // CHECK: optLevel: optimization level 7 is out of range: use 0, 1, 2 or 3
+  // CHECK-SAME: (null: 1)
   printf("optLevel: ");
-  mlirExecutionEngineCreateChecked(module, 7, 0, NULL, false, false,
-                                   printToStdout, NULL);
-  printf("\n");
+  jit = mlirExecutionEngineCreateChecked(module, 7, 0, NULL, false, false,
+                                         printToStdout, NULL);
+  printf(" (null: %d)\n", mlirExecutionEngineIsNull(jit));
   // CHECK: sharedLib: cannot load shared library '/nonexistent/libfoo.so'
+  // CHECK-SAME: (null: 1)
   printf("sharedLib: ");
   MlirStringRef lib = str("/nonexistent/libfoo.so");
-  mlirExecutionEngineCreateChecked(module, 2, 1, &lib, false, false,
-                                   printToStdout, NULL);
-  printf("\n");
+  jit = mlirExecutionEngineCreateChecked(module, 2, 1, &lib, false, false,
+                                         printToStdout, NULL);
+  printf(" (null: %d)\n", mlirExecutionEngineIsNull(jit));
   mlirModuleDestroy(module);
 }
 
@@ -219,28 +233,35 @@ void testUntranslatableModule(MlirContext ctx) {
 void testDumpToObjectFile(MlirContext ctx) {
   printf("testDumpToObjectFile\n");
   MlirModule module = parseModule(ctx, kCallbackModule, 1);
-  MlirExecutionEngine jit = mlirExecutionEngineCreate(
-      module, 3, 0, NULL, /*enableObjectDump=*/true, /*enablePIC=*/true);
+  MlirExecutionEngine jit = requireEngine(mlirExecutionEngineCreate(
+      module, 3, 0, NULL, /*enableObjectDump=*/true, /*enablePIC=*/true));
   mlirExecutionEngineRegisterSymbol(
       jit, str("_mlir_ciface_some_callback_into_python"),
       (void *)someCallbackIntoPython);
   char path[] = "/tmp/mlir_capi_objectXXXXXX";
   int fd = mkstemp(path);
+  if (fd < 0) {
+    printf("mkstemp failed\n");
+    exit(1);
+  }
   close(fd);
-  mlirExecutionEngineDumpToObjectFile(jit, str(path));
+  MlirLogicalResult status = mlirExecutionEngineDumpToObjectFileChecked(
+      jit, str(path), printToStdout, NULL);
   struct stat info;
-  // CHECK: object file written: 1
-  printf("object file written: %d\n",
-         stat(path, &info) == 0 && info.st_size > 0);
+  // CHECK: object file written: 1 (success: 1)
+  printf("object file written: %d (success: %d)\n",
+         stat(path, &info) == 0 && info.st_size > 0,
+         mlirLogicalResultIsSuccess(status));
   unlink(path);
   mlirExecutionEngineDestroy(jit);
 
   // Without enableObjectDump there is nothing to dump.
-  jit = mlirExecutionEngineCreate(module, 3, 0, NULL, false, false);
+  jit = requireEngine(mlirExecutionEngineCreate(module, 3, 0, NULL, false, false));
   // CHECK: cannot dump object code: the engine was created without enabling object dumps
-  mlirExecutionEngineDumpToObjectFileChecked(jit, str(path), printToStdout,
-                                             NULL);
-  printf("\n");
+  // CHECK-SAME: (failed: 1)
+  status = mlirExecutionEngineDumpToObjectFileChecked(jit, str(path),
+                                                      printToStdout, NULL);
+  printf(" (failed: %d)\n", mlirLogicalResultIsFailure(status));
   mlirExecutionEngineDestroy(jit);
   mlirModuleDestroy(module);
 }
@@ -262,17 +283,20 @@ void testInitialize(MlirContext ctx) {
       "}",
       0);
   MlirExecutionEngine jit =
-      mlirExecutionEngineCreate(module, 2, 0, NULL, false, false);
+      requireEngine(mlirExecutionEngineCreate(module, 2, 0, NULL, false, false));
   mlirExecutionEngineRegisterSymbol(jit, str("count_ctor_call"),
                                     (void *)countCtorCall);
   // CHECK: after create: 0
   printf("after create: %d\n", ctorCalls);
-  mlirExecutionEngineInitialize(jit);
-  // CHECK: after initialize: 1
-  printf("after initialize: %d\n", ctorCalls);
-  mlirExecutionEngineInitialize(jit);
-  // CHECK: after second initialize: 1
-  printf("after second initialize: %d\n", ctorCalls);
+  MlirLogicalResult status =
+      mlirExecutionEngineInitializeChecked(jit, printToStdout, NULL);
+  // CHECK: after initialize: 1 (success: 1)
+  printf("after initialize: %d (success: %d)\n", ctorCalls,
+         mlirLogicalResultIsSuccess(status));
+  status = mlirExecutionEngineInitializeChecked(jit, printToStdout, NULL);
+  // CHECK: after second initialize: 1 (success: 1)
+  printf("after second initialize: %d (success: %d)\n", ctorCalls,
+         mlirLogicalResultIsSuccess(status));
   mlirExecutionEngineDestroy(jit);
   mlirModuleDestroy(module);
 }

@@ -1,4 +1,7 @@
-# RUN: %PYTHON %s | FileCheck %s
+# RUN: %PYTHON %s 2>%t.stderr | FileCheck %s
+# Failures are exceptions, never messages on stderr: it stays empty.
+# RUN: FileCheck --allow-empty --check-prefix=STDERR %s < %t.stderr
+# STDERR-NOT: {{.}}
 #
 # Every misuse is a Python exception that says what went wrong; nothing
 # crashes the process. Cases that crash upstream run in a subprocess, which
@@ -8,8 +11,6 @@ import ctypes
 import gc
 import io
 import os
-import subprocess
-import sys
 import tempfile
 import textwrap
 
@@ -20,30 +21,9 @@ from mlir.ir import *
 from mlir.passmanager import *
 from mlir.runtime import *
 
-LOWERING = (
-    "builtin.module(convert-func-to-llvm,convert-arith-to-llvm,reconcile-unrealized-casts)"
-)
-
-ADD = """
-func.func @add(%a: i64, %b: i64) -> i64 attributes { llvm.emit_c_interface } {
-  %r = arith.addi %a, %b : i64
-  return %r : i64
-}
-"""
-
-CALLBACK = """
-func.func @call(%a: i64) -> i64 attributes { llvm.emit_c_interface } {
-  %r = func.call @hook(%a) : (i64) -> i64
-  return %r : i64
-}
-func.func private @hook(i64) -> i64 attributes { llvm.emit_c_interface }
-"""
-
-
-def lowered(source):
-    module = Module.parse(source)
-    PassManager.parse(LOWERING).run(module.operation)
-    return module
+# The `add` and `call` (calls `hook`) modules, and lowered(source) with the
+# lowering pipeline LOWERING.
+from fixtures import ADD, CALLBACK, LOWERING, lowered, run_python
 
 
 def expect_error(name, fn):
@@ -62,11 +42,7 @@ def in_subprocess(name, code):
     prints what it printed and its exit code."""
     print(f"CASE: {name}")
     prelude = open(__file__).read().split("# END " + "PRELUDE")[0]
-    result = subprocess.run(
-        [sys.executable, "-c", prelude + "\n" + textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-    )
+    result = run_python(prelude + "\n" + textwrap.dedent(code))
     for line in result.stdout.splitlines():
         print("  " + line)
     print(f"  exit code: {result.returncode}")

@@ -806,3 +806,40 @@ func.func private @init_callback() attributes { llvm.emit_c_interface }
 
 
 run(testJITCallbackInGlobalCtor)
+
+
+# An engine whose module uses a symbol nobody defined fails to look anything
+# up, saying which symbol; nothing was compiled, so registering the symbol
+# then repairs the engine.
+# CHECK-LABEL: TEST: testRegisteringMissingSymbolRepairs
+def testRegisteringMissingSymbolRepairs():
+    @ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)
+    def hook(x):
+        return x * 3
+
+    with Context():
+        module = Module.parse(
+            r"""
+func.func @call(%a: i64) -> i64 attributes { llvm.emit_c_interface } {
+  %r = func.call @hook(%a) : (i64) -> i64
+  return %r : i64
+}
+func.func private @hook(i64) -> i64 attributes { llvm.emit_c_interface }
+"""
+        )
+        execution_engine = ExecutionEngine(lowerToLLVM(module))
+        try:
+            execution_engine.lookup("call")
+        except Exception as error:
+            # CHECK: lookup before registering: RuntimeError: {{.*}}_mlir_ciface_hook
+            log(f"lookup before registering: {type(error).__name__}: {error}")
+        else:
+            log("lookup before registering: no exception")
+        execution_engine.register_runtime("hook", hook)
+        a, r = ctypes.c_int64(14), ctypes.c_int64(-1)
+        execution_engine.invoke("call", ctypes.pointer(a), ctypes.pointer(r))
+        # CHECK: after registering: call(14) = 42
+        log(f"after registering: call({a.value}) = {r.value}")
+
+
+run(testRegisteringMissingSymbolRepairs)

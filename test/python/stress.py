@@ -28,19 +28,15 @@ import numpy as np
 
 from mlir.execution_engine import ExecutionEngine, jit
 from mlir.ir import Context, Location, MLIRError, Module
-from mlir.passmanager import PassManager
 from mlir.runtime import get_ranked_memref_descriptor
+
+from fixtures import lowered  # parses and lowers to the LLVM dialect
 
 THREADS = int(os.environ.get("STRESS_THREADS", "8"))
 SECONDS = float(os.environ.get("STRESS_SECONDS", "3"))
 # How long after the deadline a thread may still take to finish its
 # workload (sanitizer builds are slow) before it counts as stuck.
 GRACE_SECONDS = 120
-
-LOWERING = (
-    "builtin.module(convert-scf-to-cf,finalize-memref-to-llvm,convert-func-to-llvm,"
-    "convert-arith-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts)"
-)
 
 # For the upstream API: every function has a C interface.
 FUNCTIONS = """
@@ -97,12 +93,6 @@ P = ctypes.pointer
 
 class CallbackError(Exception):
     pass
-
-
-def lowered(source):
-    module = Module.parse(source)
-    PassManager.parse(LOWERING).run(module.operation)
-    return module
 
 
 def wrap64(value):

@@ -1,0 +1,104 @@
+"""What several lit tests of test/python share: the `add` and callback
+modules, the lowering pipeline, and small helpers (printing an exception,
+running code in a fresh interpreter).
+
+Each test still says what it does: it names what it imports from here, and
+the sources below are short enough to read where they are used.
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+from mlir.ir import Module
+from mlir.passmanager import PassManager
+
+# Lowers func, arith, scf, cf and memref to the LLVM dialect.
+LOWERING = (
+    "builtin.module(convert-scf-to-cf,finalize-memref-to-llvm,convert-func-to-llvm,"
+    "convert-arith-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts)"
+)
+
+# add(a, b) = a + b, with a C interface for the upstream-style invoke().
+ADD = """
+func.func @add(%a: i64, %b: i64) -> i64 attributes { llvm.emit_c_interface } {
+  %r = arith.addi %a, %b : i64
+  return %r : i64
+}
+"""
+
+# call(a) = hook(a), hook being a symbol the module declares but does not
+# define (registered with register_runtime).
+CALLBACK = """
+func.func @call(%a: i64) -> i64 attributes { llvm.emit_c_interface } {
+  %r = func.call @hook(%a) : (i64) -> i64
+  return %r : i64
+}
+func.func private @hook(i64) -> i64 attributes { llvm.emit_c_interface }
+"""
+
+# ADD and CALLBACK, and a nop, a fused multiply-add and a memref sum.
+FUNCTIONS = (
+    ADD
+    + CALLBACK
+    + """
+func.func @nop() attributes { llvm.emit_c_interface } {
+  return
+}
+func.func @fma(%a: f64, %b: f64, %c: f64) -> f64 attributes { llvm.emit_c_interface } {
+  %m = arith.mulf %a, %b : f64
+  %r = arith.addf %m, %c : f64
+  return %r : f64
+}
+func.func @sum(%x: memref<?xf64>) -> f64 attributes { llvm.emit_c_interface } {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %x, %c0 : memref<?xf64>
+  %zero = arith.constant 0.0 : f64
+  %s = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> f64 {
+    %v = memref.load %x[%i] : memref<?xf64>
+    %t = arith.addf %acc, %v : f64
+    scf.yield %t : f64
+  }
+  return %s : f64
+}
+"""
+)
+
+
+def lowered(source, context=None):
+    """`source` parsed (in `context`, or the current one) and lowered with
+    LOWERING."""
+    module = Module.parse(source, context=context)
+    PassManager.parse(LOWERING, context=module.context).run(module.operation)
+    return module
+
+
+def show_error(fn, *args, **kwargs):
+    """Calls fn; prints `Type: message` of what it raised, or `no exception`."""
+    try:
+        fn(*args, **kwargs)
+    except Exception as error:
+        print(f"{type(error).__name__}: {error}")
+    else:
+        print("no exception")
+
+
+def run_python(code, *args, env=None, timeout=600):
+    """Runs `code` (dedented) in a new interpreter with this one's
+    environment (and `env` added); returns the CompletedProcess, with
+    stdout and stderr as text."""
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code), *args],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, **(env or {})),
+        timeout=timeout,
+    )
+
+
+def runner_utils():
+    """The paths of libmlir_c_runner_utils.so and libmlir_runner_utils.so
+    (the lit test's MLIR_C_RUNNER_UTILS and MLIR_RUNNER_UTILS)."""
+    return os.environ["MLIR_C_RUNNER_UTILS"], os.environ["MLIR_RUNNER_UTILS"]
