@@ -72,7 +72,9 @@ def _releases_gil(function: ir.Operation, callbacks: set[str]) -> bool:
         return op.name == "func.call" and _callee(op) in callbacks
 
     def releases(op: ir.Operation) -> bool:
-        if op.name in ("func.call", "func.call_indirect"):
+        # Any call but a callback's (func.call_indirect, llvm.call, ...) may
+        # run long, or wait for a thread that calls back into Python.
+        if "call" in op.name:
             return not calls_callback(op)
         if not op.regions:
             return False

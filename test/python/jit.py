@@ -483,7 +483,7 @@ def testCallbackExceptions():
     print(module.call_scalar(1.0, 2), calls)
     # CHECK: TypeError: result 0 of 'sum_cb' (f64): expected a float, got str
     show_error(module.call_array, np.zeros((1, 1), np.float32))
-    # CHECK: TypeError: callback 'split_cb' must return a tuple of 2 values, got tuple
+    # CHECK: TypeError: callback 'split_cb' must return a tuple of 2 values, got 3
     show_error(module.call_multi, 1)
 
 
