@@ -237,14 +237,14 @@ PyObject *callJitFunction(PyObject *callable, PyObject *const *args,
 
   // Callbacks get read-only views of read-only arrays.
   JitThreadState &state = threadState();
-  size_t readOnlyMark = state.readOnlyData.size();
+  size_t readOnlyMark = state.numReadOnly;
   for (size_t i = 0; i < params.size(); ++i)
     if (params[i].kind == kMemRef &&
         !PyArray_ISWRITEABLE(reinterpret_cast<PyArrayObject *>(args[i])))
-      state.readOnlyData.push_back(
+      state.addReadOnly(
           PyArray_DATA(reinterpret_cast<PyArrayObject *>(args[i])));
-  runJitted(function.releaseGil, function.packed, packed);
-  state.readOnlyData.resize(readOnlyMark);
+  runJitted(state, function.releaseGil, function.packed, packed);
+  state.numReadOnly = readOnlyMark;
 
   PyObject *value = convertResults(function, results, args);
   if (state.error.isSet()) {

@@ -61,7 +61,9 @@ bool storeMemRef(PyObject *object, const ValueSpec &spec,
                     .c_str());
   npy_intp itemsize = PyArray_ITEMSIZE(array);
   const npy_intp *strides = PyArray_STRIDES(array);
-  bool empty = PyArray_SIZE(array) == 0;
+  bool empty = false;
+  for (int d = 0; d < ndim; ++d)
+    empty |= dims[d] == 0;
   for (int d = 0; d < ndim; ++d)
     if (spec.shape[d] >= 0 && dims[d] != spec.shape[d])
       return fail(PyExc_ValueError, spec,

@@ -114,8 +114,9 @@ bool storeScalar(PyObject *object, const ValueSpec &spec, char *slot) {
     int64_t value;
     if (!toInteger(object, spec, value))
       return false;
-    // Little-endian: the low bytes of the int64 are the narrower integer.
-    std::memcpy(slot, &value, sizeOf(spec));
+    // Little-endian: the low bytes of the int64 are the narrower integer (a
+    // slot has room for all 8).
+    std::memcpy(slot, &value, 8);
     return true;
   }
   case kF16:

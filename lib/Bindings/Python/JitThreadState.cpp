@@ -25,13 +25,10 @@ void PendingError::restore() {
   Py_DECREF(error);
 }
 
-JitThreadState &threadState() {
-  static thread_local JitThreadState state;
-  return state;
-}
+thread_local JitThreadState currentThreadState;
 
-void runJitted(bool releaseGil, void (*run)(void **), void **argument) {
-  JitThreadState &state = threadState();
+void runJitted(JitThreadState &state, bool releaseGil, void (*run)(void **),
+               void **argument) {
   PyThreadState *outerReleased = state.released;
   bool outerGilHeld = state.gilHeld;
   state.error.clear();

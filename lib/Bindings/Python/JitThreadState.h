@@ -14,7 +14,6 @@
 #include <Python.h>
 
 #include <algorithm>
-#include <vector>
 
 namespace mlir::python::jit {
 
@@ -34,7 +33,8 @@ private:
 };
 
 /// This thread's state while it runs jitted code (all fields need the GIL or
-/// belong to this thread only).
+/// belong to this thread only). Trivially constructible, so that reaching it
+/// costs one thread-local lookup: typed calls are hot.
 struct JitThreadState {
   /// Set by a typed call that released the GIL, so that a callback on the
   /// same thread takes it back without PyGILState's bookkeeping.
@@ -45,21 +45,33 @@ struct JitThreadState {
   unsigned callbacksSinceYield = 0;
   PendingError error;
   /// The data of read-only arrays passed to the typed calls running on this
-  /// thread: callbacks get read-only views of them.
-  std::vector<const void *> readOnlyData;
+  /// thread: callbacks get read-only views of them. Beyond the capacity, all
+  /// views are read-only.
+  static constexpr size_t kReadOnlyCapacity = 32;
+  const void *readOnlyData[kReadOnlyCapacity] = {};
+  size_t numReadOnly = 0;
 
+  void addReadOnly(const void *data) {
+    if (numReadOnly < kReadOnlyCapacity)
+      readOnlyData[numReadOnly] = data;
+    ++numReadOnly;
+  }
   bool isReadOnly(const void *data) const {
-    return std::find(readOnlyData.begin(), readOnlyData.end(), data) !=
-           readOnlyData.end();
+    if (numReadOnly > kReadOnlyCapacity)
+      return true;
+    return std::find(readOnlyData, readOnlyData + numReadOnly, data) !=
+           readOnlyData + numReadOnly;
   }
 };
 
-JitThreadState &threadState();
+extern thread_local JitThreadState currentThreadState;
+inline JitThreadState &threadState() { return currentThreadState; }
 
 /// Runs jitted code `run(argument)` from a thread holding the GIL: releases
 /// the GIL around it if `releaseGil`, and tells callbacks on this thread how
 /// to hold it. Nests (a callback may make typed calls).
-void runJitted(bool releaseGil, void (*run)(void **), void **argument);
+void runJitted(JitThreadState &state, bool releaseGil, void (*run)(void **),
+               void **argument);
 
 /// Raises, and forgets, the exception a callback raised on this thread
 /// during the last call of jitted code, if any: returns false then.
