@@ -3,7 +3,8 @@
 # Fuzzes the upstream-style engine API with hypothesis: ExecutionEngine
 # options, initialize, dump_to_object_file and lookups; invoke() with random
 # argument lists (right ones must give right results); random names into
-# register_runtime, raw_register_runtime and lookups. Nothing may crash the
+# register_runtime, raw_register_runtime and lookups; callbacks raising or
+# returning through every call path. Nothing may crash the
 # process, and every failure must be a Python exception of an expected type,
 # with a message.
 #
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 from fixtures import CALLBACK, FUNCTIONS, lowered
 from fuzzing import (
     HOOK,
+    CallbackError,
     HOOK_ADDRESS,
     any_value,
     attempt,
@@ -32,7 +34,7 @@ from fuzzing import (
     scalars,
     successes,
 )
-from mlir.execution_engine import ExecutionEngine
+from mlir.execution_engine import ExecutionEngine, jit
 from mlir.ir import Context
 from mlir.runtime import get_ranked_memref_descriptor
 
@@ -210,11 +212,71 @@ def batch_names():
         test()
 
 
+@successes(0.5)
+def batch_callback_errors():
+    """A callback raising or returning, reached through a typed call, the
+    typed module's engine (invoke, lookup) and a ctypes callback through
+    invoke: an exception reaches the caller, the same object, and nothing
+    stays pending (the next call's result is right)."""
+    behaviours = st.one_of(
+        st.integers(-(2**40), 2**40),
+        st.builds(CallbackError, st.text(min_size=1, max_size=5)),
+        st.sampled_from([KeyError("k"), ZeroDivisionError("z"), ArithmeticError("a")]),
+    )
+    outcome = [0]
+
+    def behave(x):
+        if isinstance(outcome[0], BaseException):
+            raise outcome[0]
+        return outcome[0] + x
+
+    with Context():
+        typed = jit(CALLBACK)
+        typed.register("hook", behave)
+        engine = ExecutionEngine(lowered(CALLBACK))
+        engine.register_runtime("hook", ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)(behave))
+    typed_lookup = typed.engine.lookup("call")
+
+    def through(path, x):
+        if path == "typed":
+            return typed.call(x)
+        a, r = ctypes.c_int64(x), ctypes.c_int64()
+        args = (ctypes.pointer(a), ctypes.pointer(r))
+        if path == "typed engine invoke":
+            typed.engine.invoke("call", *args)
+        elif path == "typed engine lookup":
+            typed_lookup((ctypes.c_void_p * 2)(*[ctypes.cast(p, ctypes.c_void_p) for p in args]))
+        else:
+            engine.invoke("call", *args)
+        return r.value
+
+    paths = ["typed", "typed engine invoke", "typed engine lookup", "ctypes invoke"]
+
+    @fuzz(200, st.lists(st.tuples(st.sampled_from(paths), behaviours,
+                                  st.integers(-1000, 1000)), min_size=1, max_size=4))
+    def test(calls):
+        for path, behaviour, x in calls:
+            outcome[0] = behaviour
+            raised = (type(behaviour),) if isinstance(behaviour, BaseException) else ()
+            ok, value = attempt(path, through, path, x, allowed=raised)
+            if raised:
+                assert not ok and value is behaviour, (path, value, behaviour)
+                # hypothesis keeps the drawn exception; its traceback would
+                # keep the frames, and so the modules, alive.
+                behaviour.__traceback__ = None
+            else:
+                assert ok and value == behaviour + x, (path, value, behaviour, x)
+        outcome[0] = 0  # drop the exception, its frames and their cycles
+
+    test()
+
+
 main(globals(), __file__)
 
 # CHECK: batch engine: {{[1-9][0-9]*}} examples, no crash, {{[1-9][0-9]*}} successful calls
 # CHECK: batch invoke: {{[1-9][0-9]*}} examples, no crash, {{[1-9][0-9]*}} successful calls
 # CHECK: batch names: {{[1-9][0-9]*}} examples, no crash, {{[1-9][0-9]*}} successful calls
-# CHECK: fuzz: 3 batches, {{[1-9][0-9]*}} examples, 0 failed
+# CHECK: batch callback_errors: {{[1-9][0-9]*}} examples, no crash, {{[1-9][0-9]*}} successful calls
+# CHECK: fuzz: 4 batches, {{[1-9][0-9]*}} examples, 0 failed
 # The expected kinds of exception were seen.
 # CHECK: exceptions: KeyError={{[0-9]+}} MLIRError={{[0-9]+}} RuntimeError={{[1-9][0-9]*}} TypeError={{[1-9][0-9]*}} ValueError={{[1-9][0-9]*}}

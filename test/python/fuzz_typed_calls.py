@@ -353,6 +353,11 @@ def batch_typed():
             assert value is result, (value, result)
         if ok:
             check_typed(name, args, value, result)
+            # No TYPED parameter is {llvm.readonly}: a read-only array must
+            # never have been taken.
+            assert not any(
+                isinstance(arg, np.ndarray) and not arg.flags.writeable for arg in args
+            ), f"{name} took a read-only array"
         # An exception the callback raised refers to frames that refer to the
         # module: a cycle through the module's native callback slot, which
         # the garbage collector does not see through. Break it.
