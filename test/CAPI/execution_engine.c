@@ -124,6 +124,19 @@ void testRegisterSymbol(MlirContext ctx) {
   MlirModule module = parseModule(ctx, kCallbackModule, 1);
   MlirExecutionEngine jit =
       mlirExecutionEngineCreate(module, 2, 0, NULL, false, false);
+
+  // The declarations' types, for checking what is registered for them.
+  // CHECK: declared: !llvm.func<f32 (f32, i32)> (found: 1)
+  printf("declared: ");
+  bool found = mlirExecutionEngineGetDeclaredFunctionType(
+      jit, str("_mlir_ciface_some_callback_into_python"), printToStdout, NULL);
+  printf(" (found: %d)\n", found);
+  // CHECK: defined function: (found: 0)
+  printf("defined function: ");
+  found = mlirExecutionEngineGetDeclaredFunctionType(jit, str("callback_test"),
+                                                     printToStdout, NULL);
+  printf("(found: %d)\n", found);
+
   mlirExecutionEngineRegisterSymbol(
       jit, str("_mlir_ciface_some_callback_into_python"),
       (void *)someCallbackIntoPython);
@@ -210,6 +223,19 @@ void testUntranslatableModule(MlirContext ctx) {
   printf("sharedLib: ");
   MlirStringRef lib = str("/nonexistent/libfoo.so");
   mlirExecutionEngineCreateChecked(module, 2, 1, &lib, false, false,
+                                   printToStdout, NULL);
+  printf("\n");
+  // A NUL would make the file calls use a shorter path.
+  // CHECK: sharedLibNul: cannot load shared library '/tmp\0...': the path contains a NUL character
+  printf("sharedLibNul: ");
+  MlirStringRef withNul = mlirStringRefCreate("/tmp\0/libfoo.so", 15);
+  mlirExecutionEngineCreateChecked(module, 2, 1, &withNul, false, false,
+                                   printToStdout, NULL);
+  printf("\n");
+  // CHECK: sharedLibDirectory: cannot load shared library '/tmp': it is a directory
+  printf("sharedLibDirectory: ");
+  MlirStringRef directory = str("/tmp");
+  mlirExecutionEngineCreateChecked(module, 2, 1, &directory, false, false,
                                    printToStdout, NULL);
   printf("\n");
   mlirModuleDestroy(module);
