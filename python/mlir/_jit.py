@@ -79,7 +79,7 @@ def _releases_gil(operation: ir.Operation, callbacks: set[str]) -> bool:
                         calls_only_callbacks = True
                     else:
                         calls_others = True
-                elif op.name == "func.call_indirect":
+                elif op.name in ("func.call_indirect", "llvm.call"):
                     calls_others = True
                 elif op.regions:
                     long_running = True
@@ -113,6 +113,9 @@ class _JitState:
         self.shared_libs = shared_libs
         self.declarations: dict[str, ir.FunctionType] = {}
         self.slots: dict[str, _native._CallbackSlot] = {}
+        # Exceptions callbacks raised on threads Python never created (a
+        # shared library's), for the module's next or running call to raise.
+        self.errors: list[BaseException] = []
         self.engine: ExecutionEngine | None = None
         self.lock = threading.Lock()
 
@@ -186,7 +189,9 @@ class JitModule:
                 definitions.append((name, op))
             else:
                 state.declarations[name] = function_type
-                state.slots[name] = _native._CallbackSlot(name, op, _dtypes(function_type))
+                slot = _native._CallbackSlot(name, op, _dtypes(function_type))
+                slot.errors = state.errors
+                state.slots[name] = slot
         for name, op in definitions:
             try:
                 self._functions[name] = _native._make_jit_function(
@@ -195,6 +200,7 @@ class JitModule:
                     _dtypes(self._signatures[name]),
                     _releases_gil(op, set(state.slots)),
                     state.compile,
+                    state.errors,
                 )
             except TypeError as error:
                 self._unsupported[name] = str(error)
