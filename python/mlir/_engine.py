@@ -6,7 +6,7 @@ from __future__ import annotations
 import ctypes
 import sys
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ._mlir_libs import _mlirExecutionEngine as _native
 
@@ -134,7 +134,7 @@ def _llvm_type_of_ctype(ctype: Any) -> str | None:
     if code in floats:
         return floats[code]
     if code in "cbBhHiIlLqQu":
-        return f"i{8 * ctypes.sizeof(ctype)}"
+        return f"i{8 * ctypes.sizeof(cast(Any, ctype))}"
     return None
 
 
