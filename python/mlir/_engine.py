@@ -169,9 +169,7 @@ def _check_callback_signature(name: str, symbol: str, declared: str, callback: A
     have = [_llvm_type_of_ctype(restype), *(_llvm_type_of_ctype(t) for t in argtypes)]
     if have == [result, *params]:
         return
-    signature = (
-        "CFUNCTYPE(" + ", ".join(_ctype_name(t) for t in [restype, *argtypes]) + ")"
-    )
+    signature = "CFUNCTYPE(" + ", ".join(_ctype_name(t) for t in [restype, *argtypes]) + ")"
     expected = "CFUNCTYPE(" + ", ".join(_CTYPE_OF_LLVM.get(t, t) for t in [result, *params]) + ")"
     raise TypeError(
         f"callback for '{name}' is {signature}, but the module declares "

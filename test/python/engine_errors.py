@@ -58,9 +58,7 @@ from mlir.execution_engine import *
 from mlir.ir import *
 from mlir.passmanager import *
 
-LOWERING = (
-    "builtin.module(convert-func-to-llvm,convert-arith-to-llvm,reconcile-unrealized-casts)"
-)
+LOWERING = "builtin.module(convert-func-to-llvm,convert-arith-to-llvm,reconcile-unrealized-casts)"
 
 F32_HOOK = """
 func.func @call(%a: f32) -> f32 attributes { llvm.emit_c_interface } {
@@ -253,7 +251,9 @@ def raising_ctypes_callbacks():
     try:
         call_i64(engine, -1)
     except Boom as error:
-        print(f"  invoke raised {type(error).__name__}: {error}, the same object: {error is raised[-1]}")
+        print(
+            f"  invoke raised {type(error).__name__}: {error}, the same object: {error is raised[-1]}"
+        )
     print(f"  then call(5) = {call_i64(engine, 5)}")
     packed = engine.lookup("call")
     arg, result = ctypes.c_int64(-2), ctypes.c_int64()
@@ -261,7 +261,9 @@ def raising_ctypes_callbacks():
     try:
         packed(args)
     except Boom as error:
-        print(f"  lookup()() raised {type(error).__name__}: {error}, the same object: {error is raised[-1]}")
+        print(
+            f"  lookup()() raised {type(error).__name__}: {error}, the same object: {error is raised[-1]}"
+        )
     arg.value = 6
     packed(args)
     print(f"  then lookup()() of 6 = {result.value}")
