@@ -159,10 +159,17 @@ func.func @twice_on_thread(%x: f64) -> f64 {
   %r = arith.addf %r0, %r1 : f64
   return %r : f64
 }
+func.func @later(%x: f64) {
+  %fp = func.constant @cb : (f64) -> f64
+  %p = builtin.unrealized_conversion_cast %fp : (f64) -> f64 to !llvm.ptr
+  %status = llvm.call @call_on_detached_thread(%p, %x) : (!llvm.ptr, f64) -> i32
+  return
+}
 func.func @plain(%x: f64) -> f64 {
   return %x : f64
 }
 llvm.func @call_on_new_thread(!llvm.ptr, f64) -> f64
+llvm.func @call_on_detached_thread(!llvm.ptr, f64) -> i32
 """
 
 
@@ -605,5 +612,37 @@ in_subprocess(
     for report in reports:
         print(f"unraisable: {type(report.exc_value).__name__}: {report.exc_value}, in {report.object}")
     print(f"then twice_on_thread(7) = {m.twice_on_thread(7.0)}")
+    """,
+)
+
+# CHECK-LABEL: CASE: typed callback raising on a detached foreign thread
+# CHECK-NEXT: later(-8) returned None; the callback ran: True
+# CHECK-NEXT: the next call, plain(1), raised Boom: cb got -8.0
+# CHECK-NEXT: then plain(1) = 1.0
+# CHECK-NEXT: exit code: 0
+in_subprocess(
+    "typed callback raising on a detached foreign thread",
+    """
+    import time
+    from mlir.execution_engine import jit
+    m = jit(FOREIGN, shared_libs=[os.environ["FOREIGN_THREAD_LIB"]])
+    go, ran = threading.Event(), threading.Event()
+
+    @m.callback("cb")
+    def cb(x):
+        go.wait(60)  # until later() has returned
+        ran.set()
+        raise Boom(f"cb got {x}")
+
+    returned = m.later(-8.0)
+    go.set()
+    ran.wait(60)
+    time.sleep(0.2)  # the callback's exception reaches the module
+    print(f"later(-8) returned {returned}; the callback ran: {ran.is_set()}")
+    try:
+        print(f"plain(1) = {m.plain(1.0)}")
+    except Boom as error:
+        print(f"the next call, plain(1), raised Boom: {error}")
+    print(f"then plain(1) = {m.plain(1.0)}")
     """,
 )

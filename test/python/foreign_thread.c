@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include <pthread.h>
+#include <stdlib.h>
 
 typedef double (*Function)(double);
 
@@ -31,4 +32,28 @@ double call_on_new_thread(Function function, double argument) {
     return -1.0;
   pthread_join(thread, 0);
   return call.result;
+}
+
+static void *runAndFree(void *data) {
+  struct Call *call = (struct Call *)data;
+  call->function(call->argument);
+  free(call);
+  return 0;
+}
+
+/// Calls `function(argument)` on a new detached thread and returns at once:
+/// 0, or -1 if the thread cannot be started.
+int call_on_detached_thread(Function function, double argument) {
+  struct Call *call = (struct Call *)malloc(sizeof(struct Call));
+  if (!call)
+    return -1;
+  call->function = function;
+  call->argument = argument;
+  pthread_t thread;
+  if (pthread_create(&thread, 0, runAndFree, call) != 0) {
+    free(call);
+    return -1;
+  }
+  pthread_detach(thread);
+  return 0;
 }
