@@ -73,6 +73,16 @@ MLIR_CAPI_EXPORTED MlirLogicalResult mlirExecutionEngineDumpToObjectFileChecked(
 MLIR_CAPI_EXPORTED int64_t mlirExecutionEngineGetNumPackedArguments(
     MlirExecutionEngine jit, MlirStringRef name);
 
+/// If the module declares, without defining, a function `name` (an external
+/// `llvm.func`, such as `_mlir_ciface_<f>` for a `func.func private @f` with a
+/// C interface), passes its LLVM dialect function type as text to `callback`
+/// (such as `!llvm.func<f32 (f32, i64)>`) and returns true; returns false
+/// otherwise. Lets bindings check a runtime registered for `name` against
+/// the declaration that calls it.
+MLIR_CAPI_EXPORTED bool mlirExecutionEngineGetDeclaredFunctionType(
+    MlirExecutionEngine jit, MlirStringRef name, MlirStringCallback callback,
+    void *userData);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ctypes
 import sys
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ._mlir_libs import _mlirExecutionEngine as _native
 
@@ -52,6 +52,8 @@ class _PackedFunction(_PackedFunctionBase):  # type: ignore[misc]
         if _next_unraisablehook is None:
             _next_unraisablehook = sys.unraisablehook
             sys.unraisablehook = _keep_callback_errors
+        # One raised on a thread Python never created since the last call.
+        _raise_foreign_callback_error(getattr(self, "execution_engine", None))
         outer = getattr(_calls, "errors", None)
         caught: list[BaseException] = []
         _calls.errors = caught
@@ -62,7 +64,123 @@ class _PackedFunction(_PackedFunctionBase):  # type: ignore[misc]
         _native._raise_callback_error()  # a typed callback's (mlir._jit)
         if caught:
             raise caught[0]
+        # A typed callback's, raised on a thread Python never created while
+        # (or since) this engine's code ran.
+        _raise_foreign_callback_error(getattr(self, "execution_engine", None))
         return result
+
+
+def _raise_foreign_callback_error(engine: Any) -> None:
+    errors = getattr(engine, "_callback_errors", None) if engine is not None else None
+    if errors:
+        raise errors.pop(0)
+
+
+def _split_top_level(text: str) -> list[str]:
+    """`text` split at the commas outside <> and ()."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        if char in "<(":
+            depth += 1
+        elif char in ">)":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[start:index].strip())
+            start = index + 1
+    if text[start:].strip():
+        parts.append(text[start:].strip())
+    return parts
+
+
+def _parse_llvm_function_type(text: str) -> tuple[str, list[str]] | None:
+    """`!llvm.func<f32 (f32, ptr)>` as ("f32", ["f32", "ptr"]); None for
+    what it cannot read (such as a variadic function)."""
+    if not (text.startswith("!llvm.func<") and text.endswith(")>")):
+        return None
+    inner = text[len("!llvm.func<") : -1]
+    depth = 0
+    for index, char in enumerate(inner):
+        if char == "<":
+            depth += 1
+        elif char == ">":
+            depth -= 1
+        elif char == "(" and depth == 0:
+            params = _split_top_level(inner[index + 1 : -1])
+            if "..." in params:
+                return None
+            return inner[:index].strip(), params
+    return None
+
+
+def _llvm_type_of_ctype(ctype: Any) -> str | None:
+    """The LLVM dialect type a ctypes type passes as in the C calling
+    convention, or None if it has none."""
+    if ctype is None:
+        return "void"
+    if not isinstance(ctype, type):
+        return None
+    if issubclass(ctype, (ctypes._Pointer, ctypes._CFuncPtr)):  # type: ignore[attr-defined]
+        return "ptr"
+    if issubclass(ctype, ctypes.Structure):
+        fields = [_llvm_type_of_ctype(field[1]) for field in ctype._fields_]
+        if None in fields or any(len(field) > 2 for field in ctype._fields_):
+            return None
+        return "struct<(" + ", ".join(fields) + ")>"  # type: ignore[arg-type]
+    if issubclass(ctype, ctypes.Array):
+        element = _llvm_type_of_ctype(ctype._type_)
+        return None if element is None else f"array<{ctype._length_} x {element}>"
+    code = getattr(ctype, "_type_", None)
+    if not isinstance(code, str):
+        return None
+    if code in "PzZO":  # c_void_p, c_char_p, c_wchar_p, py_object
+        return "ptr"
+    if code == "?":
+        return "i1"
+    floats = {"f": "f32", "d": "f64", "g": "f80"}
+    if code in floats:
+        return floats[code]
+    if code in "cbBhHiIlLqQu":
+        return f"i{8 * ctypes.sizeof(cast(Any, ctype))}"
+    return None
+
+
+def _ctype_name(ctype: Any) -> str:
+    return "None" if ctype is None else getattr(ctype, "__name__", repr(ctype))
+
+
+_CTYPE_OF_LLVM = {
+    "void": "None",
+    "i1": "c_bool",
+    "i8": "c_int8",
+    "i16": "c_int16",
+    "i32": "c_int32",
+    "i64": "c_int64",
+    "f32": "c_float",
+    "f64": "c_double",
+    "ptr": "c_void_p or a POINTER(...)",
+}
+
+
+def _check_callback_signature(name: str, symbol: str, declared: str, callback: Any) -> None:
+    """Raises TypeError if the ctypes function `callback` does not have the
+    signature of `symbol`, declared with the LLVM function type `declared`."""
+    restype = getattr(callback, "restype", None)
+    argtypes = getattr(callback, "argtypes", None)
+    if argtypes is None:
+        return  # a function pointer without a signature: nothing to compare
+    parsed = _parse_llvm_function_type(declared)
+    if parsed is None:
+        return
+    result, params = parsed
+    have = [_llvm_type_of_ctype(restype), *(_llvm_type_of_ctype(t) for t in argtypes)]
+    if have == [result, *params]:
+        return
+    signature = "CFUNCTYPE(" + ", ".join(_ctype_name(t) for t in [restype, *argtypes]) + ")"
+    expected = "CFUNCTYPE(" + ", ".join(_CTYPE_OF_LLVM.get(t, t) for t in [result, *params]) + ")"
+    raise TypeError(
+        f"callback for '{name}' is {signature}, but the module declares "
+        f"'{symbol}' as {declared}: the callback must be {expected}"
+    )
 
 
 class ExecutionEngine(_native.ExecutionEngine):
@@ -130,6 +248,12 @@ class ExecutionEngine(_native.ExecutionEngine):
                     f"ctypes.pointer(x) or ctypes.byref(x) for a ctypes value "
                     f"x, got {type(arg).__name__}"
                 ) from None
+            # ctypes.cast wraps an int modulo 2**64: 2**64 + 8 would be 8.
+            if isinstance(arg, int) and not isinstance(arg, bool) and not 0 <= arg < 2**64:
+                raise ValueError(
+                    f"argument {index} of '{name}' is {arg}, which is not a valid "
+                    "address (an address is an int from 1 to 2**64 - 1)"
+                )
             if not address:
                 raise ValueError(f"argument {index} of '{name}' is a null pointer")
             packed_args[index] = address
@@ -141,7 +265,16 @@ class ExecutionEngine(_native.ExecutionEngine):
         (`func.func private @name(...) attributes {llvm.emit_c_interface}`).
 
         The engine keeps the callback alive; register before the first
-        lookup or invocation.
+        lookup or invocation. Where the module declares `name`'s C
+        interface, the callback's ctypes signature must match the
+        declaration (c_float for f32, c_double for f64, c_intN or c_uintN for
+        iN, c_bool for i1, c_void_p or a POINTER for a pointer, None for no
+        result), or this raises TypeError; a name the module does not
+        declare is registered unchecked (a shared library may use it).
         """
+        symbol = "_mlir_ciface_" + name
+        declared = self._declared_function_type(symbol)
+        if declared is not None:
+            _check_callback_signature(name, symbol, declared, ctypes_callback)
         callback = ctypes.cast(ctypes_callback, ctypes.c_void_p)
         self.raw_register_runtime("_mlir_ciface_" + name, callback)

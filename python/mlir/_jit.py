@@ -124,6 +124,9 @@ class _JitState:
         self.shared_libs = shared_libs
         self.declarations: dict[str, ir.FunctionType] = {}
         self.slots: dict[str, _native._CallbackSlot] = {}
+        # Exceptions callbacks raised on threads Python never created (a
+        # shared library's), for the module's next or running call to raise.
+        self.errors: list[BaseException] = []
         self.engine: ExecutionEngine | None = None
         self.lock = threading.RLock()
         self.compiling = False
@@ -228,7 +231,9 @@ class JitModule:
                 continue  # a shared library defines it: linked, no callback
             else:
                 state.declarations[name] = function_type
-                state.slots[name] = _native._CallbackSlot(name, op, _dtypes(function_type))
+                slot = _native._CallbackSlot(name, op, _dtypes(function_type))
+                slot.errors = state.errors
+                state.slots[name] = slot
             interfaced.append(op)
         for name, op in definitions:
             try:
@@ -238,6 +243,7 @@ class JitModule:
                     _dtypes(self._signatures[name]),
                     _releases_gil(op, set(state.slots)),
                     state.compile,
+                    state.errors,
                 )
             except TypeError as error:
                 self._unsupported[name] = str(error)

@@ -132,6 +132,19 @@ void testRegisterSymbol(MlirContext ctx) {
   MlirModule module = parseModule(ctx, kCallbackModule, 1);
   MlirExecutionEngine jit =
       requireEngine(mlirExecutionEngineCreate(module, 2, 0, NULL, false, false));
+
+  // The declarations' types, for checking what is registered for them.
+  // CHECK: declared: !llvm.func<f32 (f32, i32)> (found: 1)
+  printf("declared: ");
+  bool found = mlirExecutionEngineGetDeclaredFunctionType(
+      jit, str("_mlir_ciface_some_callback_into_python"), printToStdout, NULL);
+  printf(" (found: %d)\n", found);
+  // CHECK: defined function: (found: 0)
+  printf("defined function: ");
+  found = mlirExecutionEngineGetDeclaredFunctionType(jit, str("callback_test"),
+                                                     printToStdout, NULL);
+  printf("(found: %d)\n", found);
+
   mlirExecutionEngineRegisterSymbol(
       jit, str("_mlir_ciface_some_callback_into_python"),
       (void *)someCallbackIntoPython);
@@ -224,6 +237,21 @@ void testUntranslatableModule(MlirContext ctx) {
   printf("sharedLib: ");
   MlirStringRef lib = str("/nonexistent/libfoo.so");
   jit = mlirExecutionEngineCreateChecked(module, 2, 1, &lib, false, false,
+                                         printToStdout, NULL);
+  printf(" (null: %d)\n", mlirExecutionEngineIsNull(jit));
+  // A NUL would make the file calls use a shorter path.
+  // CHECK: sharedLibNul: cannot load shared library '/tmp\0...': the path contains a NUL character
+  // CHECK-SAME: (null: 1)
+  printf("sharedLibNul: ");
+  MlirStringRef withNul = mlirStringRefCreate("/tmp\0/libfoo.so", 15);
+  jit = mlirExecutionEngineCreateChecked(module, 2, 1, &withNul, false, false,
+                                         printToStdout, NULL);
+  printf(" (null: %d)\n", mlirExecutionEngineIsNull(jit));
+  // CHECK: sharedLibDirectory: cannot load shared library '/tmp': it is a directory
+  // CHECK-SAME: (null: 1)
+  printf("sharedLibDirectory: ");
+  MlirStringRef directory = str("/tmp");
+  jit = mlirExecutionEngineCreateChecked(module, 2, 1, &directory, false, false,
                                          printToStdout, NULL);
   printf(" (null: %d)\n", mlirExecutionEngineIsNull(jit));
   mlirModuleDestroy(module);

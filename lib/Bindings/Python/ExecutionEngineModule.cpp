@@ -19,6 +19,7 @@
 
 #include <pybind11/stl.h>
 
+#include <optional>
 #include <vector>
 
 namespace py = pybind11;
@@ -65,14 +66,53 @@ private:
   throw std::runtime_error(what + ": " + reason);
 }
 
+/// Refuses a path with an embedded NUL, which the C library's file calls
+/// would cut short: they would use another file.
+void checkNoNul(const std::string &path, const std::string &what) {
+  size_t nul = path.find('\0');
+  if (nul != std::string::npos)
+    throw py::value_error(what + " '" + path.substr(0, nul) +
+                          "\\0...' contains a NUL character");
+}
+
+/// The address held by `callback.value` for runtime `name`: an int in
+/// [1, 2**64).
+void *runtimeAddress(py::handle callback, const std::string &name) {
+  if (!py::hasattr(callback, "value"))
+    throw py::type_error(
+        "callback for '" + name +
+        "' must be a ctypes pointer with a .value address, such as "
+        "ctypes.cast(a_CFUNCTYPE_function, ctypes.c_void_p)");
+  py::object value = callback.attr("value");
+  if (value.is_none())
+    throw py::value_error("callback for '" + name + "' is a null pointer");
+  if (!PyLong_Check(value.ptr()))
+    throw py::type_error("callback for '" + name +
+                         "' must have an int .value address, got " +
+                         std::string(py::str(py::type::handle_of(value))));
+  unsigned long long address = PyLong_AsUnsignedLongLong(value.ptr());
+  if (address == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+    PyErr_Clear();
+    throw py::value_error("callback for '" + name + "' has .value " +
+                          std::string(py::repr(value)) +
+                          ", which is not a valid address (an address is an "
+                          "int from 1 to 2**64 - 1)");
+  }
+  if (address == 0)
+    throw py::value_error("callback for '" + name + "' is a null pointer");
+  return reinterpret_cast<void *>(static_cast<uintptr_t>(address));
+}
+
 PyExecutionEngine *create(py::object module, int optLevel,
                           const std::vector<std::string> &sharedLibs,
                           bool enableObjectDump, bool enablePIC) {
   MlirModule mlirModule =
       unwrapCapsule(module, mlirPythonCapsuleToModule, "an mlir.ir.Module");
   std::vector<MlirStringRef> libPaths;
-  for (const std::string &path : sharedLibs)
+  for (const std::string &path : sharedLibs) {
+    checkNoNul(path, "shared library path");
     libPaths.push_back(toStringRef(path));
+  }
   std::string error;
   MlirExecutionEngine engine = mlirExecutionEngineCreateChecked(
       mlirModule, optLevel, libPaths.size(), libPaths.data(), enableObjectDump,
@@ -134,25 +174,29 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
           "How many pointers the packed wrapper of `func_name` reads "
           "(arguments, then the result), or -1 if there is no such function.")
       .def(
+          "_declared_function_type",
+          [](PyExecutionEngine &self,
+             const std::string &name) -> std::optional<std::string> {
+            std::string type;
+            if (!mlirExecutionEngineGetDeclaredFunctionType(
+                    self.get(), toStringRef(name), appendToString, &type))
+              return std::nullopt;
+            return type;
+          },
+          py::arg("name"),
+          "The LLVM dialect function type of `name` (such as "
+          "'!llvm.func<f32 (f32, i64)>') if the module declares it without "
+          "defining it, else None.")
+      .def(
           "raw_register_runtime",
           [](PyExecutionEngine &self, const std::string &name,
              py::object callback) {
-            if (!py::hasattr(callback, "value"))
-              throw py::type_error(
-                  "callback for '" + name +
-                  "' must be a ctypes pointer with a .value address, such as "
-                  "ctypes.cast(a_CFUNCTYPE_function, ctypes.c_void_p)");
-            py::object value = callback.attr("value");
-            if (value.is_none() || !py::isinstance<py::int_>(value) ||
-                value.cast<uintptr_t>() == 0)
-              throw py::value_error("callback for '" + name +
-                                    "' is a null pointer");
+            void *address = runtimeAddress(callback, name);
             std::string error;
             if (mlirLogicalResultIsFailure(
                     mlirExecutionEngineRegisterSymbolChecked(
-                        self.get(), toStringRef(name),
-                        reinterpret_cast<void *>(value.cast<uintptr_t>()),
-                        appendToString, &error)))
+                        self.get(), toStringRef(name), address, appendToString,
+                        &error)))
               raise("Failure while registering runtime '" + name + "'", error);
             self.keepAlive(callback);
           },
@@ -174,6 +218,7 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
       .def(
           "dump_to_object_file",
           [](PyExecutionEngine &self, const std::string &fileName) {
+            checkNoNul(fileName, "object file name");
             std::string error;
             if (mlirLogicalResultIsFailure(
                     mlirExecutionEngineDumpToObjectFileChecked(

@@ -44,6 +44,10 @@ struct CallbackSlot {
   /// Borrowed: the slot's `function` attribute holds it, where the garbage
   /// collector sees it.
   PyObject *function = nullptr;
+  /// Borrowed, held by the slot's `errors` attribute: the list, shared by
+  /// the module's calls, where an exception raised on a thread Python never
+  /// created waits for a call to re-raise it.
+  PyObject *errors = nullptr;
 };
 
 /// Converts the results a callback returned into `resultSlots`.
@@ -153,6 +157,29 @@ void callPythonFromJit(JitThreadState &state, CallbackSlot &slot,
 /// How many callbacks run, the GIL kept, before other threads get a turn.
 constexpr unsigned kCallbacksPerYield = 128;
 
+/// Passes `error` (owned), which callback `slot` raised on a thread Python
+/// never created, to whoever can raise it: no Python caller waits on that
+/// thread. The module's running call, or its next one, re-raises the first
+/// such error; one that arrives while another is pending is reported through
+/// sys.unraisablehook, naming the callback. The GIL is held.
+void handOverForeignError(CallbackSlot &slot, PyObject *error) {
+  if (slot.errors && PyList_Check(slot.errors) &&
+      PyList_GET_SIZE(slot.errors) == 0 &&
+      PyList_Append(slot.errors, error) == 0) {
+    Py_DECREF(error);
+    return;
+  }
+  PyErr_Clear();
+  PyErr_SetObject(reinterpret_cast<PyObject *>(Py_TYPE(error)), error);
+  Py_DECREF(error);
+  PyObject *where = PyUnicode_FromFormat(
+      "callback '%s' called on a thread Python did not create (an earlier "
+      "exception of its module is still to be re-raised)",
+      slot.name.c_str());
+  PyErr_WriteUnraisable(where);
+  Py_XDECREF(where);
+}
+
 /// The dispatcher the trampolines call (registered as kDispatchSymbol).
 extern "C" void dispatchCallback(CallbackSlot *slot, char *argSlots,
                                  char *resultSlots) {
@@ -174,9 +201,13 @@ extern "C" void dispatchCallback(CallbackSlot *slot, char *argSlots,
     return;
   }
   // A thread Python never saw, or one that called the jitted code without a
-  // typed call (ctypes through invoke or lookup releases the GIL).
+  // typed call (ctypes through invoke or lookup releases the GIL, and
+  // ExecutionEngine's lookup re-raises the error this thread keeps).
+  bool foreign = PyGILState_GetThisThreadState() == nullptr;
   PyGILState_STATE gil = PyGILState_Ensure();
   callPython(state, *slot, argSlots, resultSlots);
+  if (foreign && state.error.isSet())
+    handOverForeignError(*slot, state.error.release());
   PyGILState_Release(gil);
 }
 
@@ -339,6 +370,13 @@ void bindToEngine(py::object engine, py::list slots) {
   }
   // An attribute, so that the garbage collector sees the references.
   engine.attr("_callback_slots") = slots;
+  // Where ExecutionEngine's lookup finds the exceptions callbacks raised on
+  // threads Python never created.
+  if (!slots.empty()) {
+    py::object errors = slots[0].attr("errors");
+    if (!errors.is_none())
+      engine.attr("_callback_errors") = errors;
+  }
 }
 
 } // namespace
@@ -373,7 +411,19 @@ void populateJitCallbacks(py::module_ &m) {
             self.attr("__dict__")["function"] = function;
             self.cast<CallbackSlot &>().function = function.ptr();
           },
-          "The Python function the callback calls.");
+          "The Python function the callback calls.")
+      .def_property(
+          "errors",
+          [](py::object self) -> py::object {
+            return self.attr("__dict__").attr("get")("errors");
+          },
+          [](py::object self, py::list errors) {
+            self.attr("__dict__")["errors"] = errors;
+            self.cast<CallbackSlot &>().errors = errors.ptr();
+          },
+          "The list, shared with the module's calls, where an exception the "
+          "callback raised on a thread Python never created waits to be "
+          "re-raised.");
 
   m.def("_add_callback_trampolines", &addTrampolines, py::arg("module"),
         py::arg("slots"),

@@ -35,6 +35,9 @@ struct JitFunction {
   /// module once); the engine then stays referenced here.
   py::object compile;
   py::object engine;
+  /// The list where exceptions callbacks raised on threads Python never
+  /// created wait (shared with the module's callback slots), or None.
+  py::object errors;
   void (*packed)(void **) = nullptr;
 
   // Frame layout: packed pointers, argument slots, memref descriptors,
@@ -234,6 +237,10 @@ PyObject *callJitFunction(PyObject *callable, PyObject *const *args,
   // arguments are known to be right.
   if (!function.packed && !function.link())
     return nullptr;
+  // A callback's exception from a thread Python never created, raised since
+  // the module's last call: this call re-raises it instead of running.
+  if (!raiseForeignError(function.errors.ptr()))
+    return nullptr;
 
   // Callbacks get read-only views of read-only arrays.
   JitThreadState &state = threadState();
@@ -253,6 +260,11 @@ PyObject *callJitFunction(PyObject *callable, PyObject *const *args,
     raisePendingError();
     return nullptr;
   }
+  // ... or raised while this call ran (by a thread it started).
+  if (!raiseForeignError(function.errors.ptr())) {
+    Py_XDECREF(value);
+    return nullptr;
+  }
   return value;
 }
 
@@ -262,6 +274,7 @@ int traverseJitFunction(PyObject *self, visitproc visit, void *arg) {
   JitFunction &function = *reinterpret_cast<JitFunctionObject *>(self)->function;
   Py_VISIT(function.compile.ptr());
   Py_VISIT(function.engine.ptr());
+  Py_VISIT(function.errors.ptr());
   return 0;
 }
 
@@ -269,6 +282,7 @@ int clearJitFunction(PyObject *self) {
   JitFunction &function = *reinterpret_cast<JitFunctionObject *>(self)->function;
   function.compile = py::object();
   function.engine = py::object();
+  function.errors = py::object();
   function.packed = nullptr;
   return 0;
 }
@@ -326,7 +340,7 @@ void populateJitFunctions(py::module_ &m) {
   m.def(
       "_make_jit_function",
       [](const std::string &name, py::object operation, py::sequence dtypes,
-         bool releaseGil, py::object compile) {
+         bool releaseGil, py::object compile, py::object errors) {
         MlirOperation op = unwrapCapsule(
             operation, mlirPythonCapsuleToOperation, "an mlir.ir.Operation");
         auto function = std::make_unique<JitFunction>();
@@ -334,6 +348,9 @@ void populateJitFunctions(py::module_ &m) {
         function->signature = describeSignature(op, name, dtypes);
         function->releaseGil = releaseGil;
         function->compile = std::move(compile);
+        if (!errors.is_none() && !PyList_Check(errors.ptr()))
+          throw py::type_error("errors must be a list or None");
+        function->errors = std::move(errors);
         function->layOut();
         auto *object = PyObject_GC_New(JitFunctionObject, &jitFunctionType);
         if (!object)
@@ -346,9 +363,12 @@ void populateJitFunctions(py::module_ &m) {
       },
       py::arg("name"), py::arg("function"), py::arg("dtypes"),
       py::arg("release_gil"), py::arg("compile"),
+      py::arg("errors") = py::none(),
       "The callable for `function`, the func.func `name` (see mlir._jit), "
       "made before the module is lowered. `compile()` returns the "
-      "ExecutionEngine; the first call calls it.");
+      "ExecutionEngine; the first call calls it. `errors` is the module's "
+      "list of exceptions its callbacks raised on threads Python never "
+      "created, which calls re-raise.");
 
   m.def(
       "_raise_callback_error",

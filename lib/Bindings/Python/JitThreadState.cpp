@@ -55,4 +55,18 @@ bool raisePendingError() {
   return false;
 }
 
+bool raiseForeignError(PyObject *errors) {
+  if (!errors || !PyList_Check(errors) || PyList_GET_SIZE(errors) == 0)
+    return true;
+  PyObject *error = PyList_GET_ITEM(errors, 0);
+  Py_INCREF(error);
+  if (PyList_SetSlice(errors, 0, 1, nullptr) < 0) {
+    Py_DECREF(error);
+    return false;
+  }
+  PyErr_SetObject(reinterpret_cast<PyObject *>(Py_TYPE(error)), error);
+  Py_DECREF(error);
+  return false;
+}
+
 } // namespace mlir::python::jit

@@ -27,6 +27,12 @@ public:
   /// Raises the kept error and forgets it.
   void restore();
   void clear() { Py_CLEAR(value); }
+  /// Gives up the kept error (a new reference, or null if none).
+  PyObject *release() {
+    PyObject *error = value;
+    value = nullptr;
+    return error;
+  }
 
 private:
   PyObject *value = nullptr;
@@ -76,6 +82,11 @@ void runJitted(JitThreadState &state, bool releaseGil, void (*run)(void **),
 /// Raises, and forgets, the exception a callback raised on this thread
 /// during the last call of jitted code, if any: returns false then.
 bool raisePendingError();
+
+/// Raises, and removes, the first exception of `errors` (a list of the
+/// exceptions callbacks raised on threads Python never created, kept for
+/// the module's calls), if any: returns false then.
+bool raiseForeignError(PyObject *errors);
 
 } // namespace mlir::python::jit
 

@@ -46,12 +46,21 @@ T unwrapCapsule(pybind11::handle object, T (*fromCapsule)(PyObject *),
   pybind11::object capsule;
   if (PyCapsule_CheckExact(object.ptr()))
     capsule = pybind11::reinterpret_borrow<pybind11::object>(object);
-  else if (pybind11::hasattr(object, "_CAPIPtr"))
-    capsule = object.attr("_CAPIPtr");
-  else
-    throw pybind11::type_error(std::string("expected ") + expected + ", got " +
-                               std::string(pybind11::str(
-                                   pybind11::type::handle_of(object))));
+  else {
+    // Only a missing attribute means "not one": an exception the object's
+    // `_CAPIPtr` raised propagates, not a misleading TypeError.
+    PyObject *attribute = PyObject_GetAttrString(object.ptr(), "_CAPIPtr");
+    if (!attribute) {
+      if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+        throw pybind11::error_already_set();
+      PyErr_Clear();
+      throw pybind11::type_error(std::string("expected ") + expected +
+                                 ", got " +
+                                 std::string(pybind11::str(
+                                     pybind11::type::handle_of(object))));
+    }
+    capsule = pybind11::reinterpret_steal<pybind11::object>(attribute);
+  }
   T value = fromCapsule(capsule.ptr());
   if (!value.ptr) {
     PyErr_Clear(); // set by PyCapsule_GetPointer

@@ -49,6 +49,10 @@ struct JitEngine {
   llvm::StringMap<int64_t> numPackedArguments;
   /// Symbols the module declares but does not define.
   std::vector<std::string> declaredSymbols;
+  /// For each function the module declares but does not define, its LLVM
+  /// dialect function type as text (`!llvm.func<f32 (f32, i64)>`), so that
+  /// bindings can check a runtime registered for it.
+  llvm::StringMap<std::string> declaredFunctionTypes;
   /// A defined function, looked up to force compilation.
   std::string anyFunction;
   /// Guards `registeredSymbols` and the transition to `compiled`.
@@ -85,6 +89,12 @@ void collectModuleSymbols(Operation *module, JitEngine &jit) {
       defined = global.getValue() || !global.getInitializerRegion().empty();
     if (!defined) {
       jit.declaredSymbols.push_back(name.str());
+      if (auto function = dyn_cast<LLVM::LLVMFuncOp>(op)) {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        Type(function.getFunctionType()).print(os);
+        jit.declaredFunctionTypes[name] = os.str();
+      }
       continue;
     }
     jit.moduleSymbols.insert(name);
@@ -147,6 +157,18 @@ void printDiagnostic(llvm::raw_ostream &os, Diagnostic &diagnostic,
 LogicalResult checkSharedLibraries(llvm::ArrayRef<llvm::StringRef> paths,
                                    std::string &error) {
   for (llvm::StringRef path : paths) {
+    // The file system calls stop at a NUL: they would load another file.
+    if (path.contains('\0')) {
+      error = "cannot load shared library '" +
+              path.substr(0, path.find('\0')).str() +
+              "\\0...': the path contains a NUL character";
+      return failure();
+    }
+    if (llvm::sys::fs::is_directory(path)) {
+      error = "cannot load shared library '" + path.str() +
+              "': it is a directory; give the library file's path";
+      return failure();
+    }
     // The engine reads the file at `path` itself: dlopen's search of the
     // library path for a bare name does not help it.
     if (!llvm::sys::fs::is_regular_file(path)) {
@@ -409,6 +431,11 @@ extern "C" MlirLogicalResult mlirExecutionEngineDumpToObjectFileChecked(
     MlirStringCallback onError, void *userData) {
   JitEngine &jit = *unwrapJit(jitHandle);
   llvm::StringRef path = unwrap(fileName);
+  if (path.contains('\0'))
+    return report(onError, userData,
+                  "cannot write object file '" +
+                      path.substr(0, path.find('\0')).str() +
+                      "\\0...': the file name contains a NUL character");
   if (!jit.enableObjectDump)
     return report(onError, userData,
                   "cannot dump object code: the engine was created without "
@@ -439,6 +466,19 @@ mlirExecutionEngineGetNumPackedArguments(MlirExecutionEngine jit,
   const llvm::StringMap<int64_t> &counts = unwrapJit(jit)->numPackedArguments;
   auto it = counts.find(unwrap(name));
   return it == counts.end() ? -1 : it->second;
+}
+
+extern "C" bool mlirExecutionEngineGetDeclaredFunctionType(
+    MlirExecutionEngine jit, MlirStringRef name, MlirStringCallback callback,
+    void *userData) {
+  const llvm::StringMap<std::string> &types =
+      unwrapJit(jit)->declaredFunctionTypes;
+  auto it = types.find(unwrap(name));
+  if (it == types.end())
+    return false;
+  if (callback)
+    callback(wrap(llvm::StringRef(it->second)), userData);
+  return true;
 }
 
 //===----------------------------------------------------------------------===//

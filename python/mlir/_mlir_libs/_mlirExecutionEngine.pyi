@@ -42,6 +42,7 @@ class ExecutionEngine:
         it uses symbols neither defined nor registered."""
 
     def _num_packed_arguments(self, func_name: str) -> int: ...
+    def _declared_function_type(self, name: str) -> str | None: ...
     def raw_register_runtime(self, name: str, callback: _Address) -> None:
         """The engine keeps `callback` referenced for its whole lifetime."""
 
@@ -71,6 +72,7 @@ class _CallbackSlot:
         self, name: str, declaration: Operation, dtypes: Sequence[np.dtype[Any] | None]
     ) -> None: ...
     function: Callable[..., Any] | None
+    errors: list[BaseException] | None
 
 def _make_jit_function(
     name: str,
@@ -78,6 +80,7 @@ def _make_jit_function(
     dtypes: Sequence[np.dtype[Any] | None],
     release_gil: bool,
     compile: Callable[[], ExecutionEngine],
+    errors: list[BaseException] | None = None,
 ) -> JitFunction: ...
 def _raise_callback_error() -> None: ...
 def _add_callback_trampolines(module: Module, slots: Sequence[_CallbackSlot]) -> None: ...
