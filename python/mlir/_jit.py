@@ -206,6 +206,8 @@ class JitModule:
         state = _JitState(module, opt_level, list(shared_libs))
         libraries = []
         for path in state.shared_libs:
+            if "\0" in path:
+                continue  # the engine refuses it, saying so
             try:
                 libraries.append(ctypes.CDLL(path))
             except OSError as error:
