@@ -416,8 +416,8 @@ private:
 class PyOwnedOperation {
 public:
   PyOwnedOperation(MlirOperation operation, py::object context)
-      : operation(operation), context(std::move(context)),
-        root{operation, /*isModule=*/false} {}
+      : root{operation, /*isModule=*/false}, operation(operation),
+        context(std::move(context)) {}
   ~PyOwnedOperation() { mlirOperationDestroy(operation); }
   PyOwnedOperation(const PyOwnedOperation &) = delete;
   PyOwnedOperation &operator=(const PyOwnedOperation &) = delete;
