@@ -215,9 +215,7 @@ def batch_stale():
     test()
 
 
-BATCHES = {
-    name[len("batch_"):]: fn for name, fn in globals().items() if name.startswith("batch_")
-}
+BATCHES = {name[len("batch_") :]: fn for name, fn in globals().items() if name.startswith("batch_")}
 
 
 def run_batch(name):
@@ -233,7 +231,10 @@ def main():
         with tempfile.NamedTemporaryFile("r", suffix=".txt") as last:
             env = dict(os.environ, FUZZ_LAST_EXAMPLE=last.name)
             process = subprocess.run(
-                [sys.executable, __file__, name], env=env, capture_output=True, text=True,
+                [sys.executable, __file__, name],
+                env=env,
+                capture_output=True,
+                text=True,
                 timeout=900,
             )
             results = [line for line in process.stdout.splitlines() if line.startswith("RESULT ")]
@@ -243,7 +244,7 @@ def main():
                 print(f"  last example: {open(last.name).read()!r}")
                 print("  stderr: " + process.stderr[-4000:].replace("\n", "\n  "))
                 continue
-        result = json.loads(results[-1][len("RESULT "):])
+        result = json.loads(results[-1][len("RESULT ") :])
         counts = ", ".join(f"{k} {v}" for k, v in sorted(result["outcomes"].items()))
         print(f"batch {name}: {result['examples']} examples, no crash ({counts})")
     print(f"fuzz_ir_hardening: {len(BATCHES)} batches, {failed} failed")

@@ -18,9 +18,7 @@ from mlir.execution_engine import *
 from mlir.ir import *
 from mlir.passmanager import *
 
-LOWERING = (
-    "builtin.module(convert-func-to-llvm,convert-arith-to-llvm,reconcile-unrealized-casts)"
-)
+LOWERING = "builtin.module(convert-func-to-llvm,convert-arith-to-llvm,reconcile-unrealized-casts)"
 
 ADD = """
 func.func @add(%a: i64, %b: i64) -> i64 attributes { llvm.emit_c_interface } {

@@ -14,9 +14,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <condition_variable>
-#include <mutex>
 #include <cstring>
 #include <exception>
+#include <mutex>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -152,8 +152,8 @@ size_t stackLeft() {
 /// up to pages), reserved but not committed, with a guard page below it.
 /// Returns 0 or an errno value; `memory`/`mapped` get the mapping to unmap
 /// after joining.
-int startThread(size_t size, void *(*entry)(void *), void *arg,
-                pthread_t &id, void *&memory, size_t &mapped) {
+int startThread(size_t size, void *(*entry)(void *), void *arg, pthread_t &id,
+                void *&memory, size_t &mapped) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   size = (std::max(size, kMinThreadStack) + page - 1) / page * page;
   mapped = size + page;
@@ -323,8 +323,8 @@ RawDiagnostic toRawDiagnostic(MlirDiagnostic diagnostic) {
 
 PyDiagnosticInfo toDiagnosticInfo(const RawDiagnostic &raw,
                                   const py::object &context) {
-  PyDiagnosticInfo info{raw.severity, PyLocation{raw.location, context},
-                        raw.message, {}};
+  PyDiagnosticInfo info{
+      raw.severity, PyLocation{raw.location, context}, raw.message, {}};
   for (const RawDiagnostic &note : raw.notes)
     info.notes.push_back(toDiagnosticInfo(note, context));
   return info;

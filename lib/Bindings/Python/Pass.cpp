@@ -314,10 +314,10 @@ void mlir::python::populatePassManagerSubmodule(py::module_ &m) {
               if (!failures.empty()) {
                 while (!failures.empty() && failures.back() == '\n')
                   failures.pop_back();
-                throw std::runtime_error(
-                    "IR printing could not write under "
-                    "tree_printing_dir_path '" +
-                    self.treePrintingDir + "': " + failures);
+                throw std::runtime_error("IR printing could not write under "
+                                         "tree_printing_dir_path '" +
+                                         self.treePrintingDir +
+                                         "': " + failures);
               }
             }
             if (mlirLogicalResultIsFailure(result))
