@@ -11,8 +11,16 @@
 #include "mlir-c/Bindings/Python/Interop.h"
 #include "mlir-c/RegisterEverything.h"
 
-#include <fstream>
-#include <sstream>
+#include <algorithm>
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace mlir::python;
 
@@ -99,6 +107,195 @@ void mlir::python::checkNesting(const std::string &text) {
   }
 }
 
+namespace {
+
+/// The most stack MLIR's parsers were measured to use per byte of input is
+/// about 1150 bytes (a chain of unary minus signs in an affine expression;
+/// brackets in an affine expression take 630, a dictionary attribute 230, a
+/// region 150, `tuple<` 42). Allowing 4096 keeps a margin of 3.5 over that.
+constexpr size_t kStackPerInputByte = 4096;
+/// For what parsing uses whatever the input: the C API's entry, the
+/// verifier, diagnostics.
+constexpr size_t kStackBase = size_t(1) << 20;
+constexpr size_t kMinThreadStack = size_t(8) << 20;
+
+/// The lowest address of the calling thread's stack, or 0 if unknown.
+uintptr_t stackLowEnd() {
+  thread_local uintptr_t low = [] {
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0)
+      return uintptr_t(0);
+    void *address = nullptr;
+    size_t size = 0;
+    int error = pthread_attr_getstack(&attr, &address, &size);
+    pthread_attr_destroy(&attr);
+    // A guard page or two below: stay one page clear of them.
+    return error ? uintptr_t(0)
+                 : reinterpret_cast<uintptr_t>(address) + 2 * 4096;
+  }();
+  return low;
+}
+
+/// Bytes of stack left below the caller's frame.
+size_t stackLeft() {
+  uintptr_t low = stackLowEnd();
+  auto here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  return low && here > low ? here - low : 0;
+}
+
+[[noreturn]] void raiseMemoryError(const std::string &message) {
+  PyErr_SetString(PyExc_MemoryError, message.c_str());
+  throw py::error_already_set();
+}
+
+/// Starts `entry(arg)` on a new thread whose stack is `size` bytes (rounded
+/// up to pages), reserved but not committed, with a guard page below it.
+/// Returns 0 or an errno value; `memory`/`mapped` get the mapping to unmap
+/// after joining.
+int startThread(size_t size, void *(*entry)(void *), void *arg, pthread_t &id,
+                void *&memory, size_t &mapped) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size = (std::max(size, kMinThreadStack) + page - 1) / page * page;
+  mapped = size + page;
+  // Only the pages the parser touches cost memory.
+  memory = mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
+                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+  if (memory == MAP_FAILED)
+    return errno;
+  // Guard page: an overflow faults instead of writing into other memory.
+  mprotect(memory, page, PROT_NONE);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstack(&attr, static_cast<char *>(memory) + page, size);
+  int error = pthread_create(&id, &attr, entry, arg);
+  pthread_attr_destroy(&attr);
+  if (error)
+    munmap(memory, mapped);
+  return error;
+}
+
+struct ParserThread {
+  const std::function<void()> *fn;
+  std::exception_ptr error;
+};
+
+void *runParserThread(void *arg) {
+  auto *thread = static_cast<ParserThread *>(arg);
+  try {
+    (*thread->fn)();
+  } catch (...) {
+    thread->error = std::current_exception();
+  }
+  return nullptr;
+}
+
+/// One thread kept for parsing inputs up to kWorkerInputLimit bytes, so that
+/// they pay neither for a new thread nor for MLIR's thread-local caches
+/// starting cold each time (together ~100 us, measured). Its stack is
+/// reserved, not committed: what stays resident is what the largest parse
+/// touched, at most kStack.
+class ParserWorker {
+public:
+  static constexpr size_t kStack = size_t(128) << 20;
+  static constexpr size_t kInputLimit =
+      (kStack - kStackBase) / kStackPerInputByte;
+
+  /// The worker, started on first use; null if it cannot be started.
+  static ParserWorker *get() {
+    static bool registered = [] {
+      // A forked child has no worker thread: it starts its own.
+      pthread_atfork(nullptr, nullptr, [] { instance = nullptr; });
+      return true;
+    }();
+    (void)registered;
+    if (!instance) {
+      auto *worker = new ParserWorker();
+      pthread_t id;
+      void *memory;
+      size_t mapped;
+      if (startThread(kStack, loop, worker, id, memory, mapped) != 0) {
+        delete worker;
+        return nullptr;
+      }
+      pthread_detach(id);
+      instance = worker; // runs as long as the process
+    }
+    return instance;
+  }
+
+  void run(const std::function<void()> &fn) {
+    std::lock_guard<std::mutex> one(submit);
+    std::unique_lock<std::mutex> lock(mutex);
+    job = &fn;
+    error = nullptr;
+    ready.notify_all();
+    ready.wait(lock, [&] { return job == nullptr; });
+    if (error)
+      std::rethrow_exception(error);
+  }
+
+private:
+  static void *loop(void *arg) {
+    auto *self = static_cast<ParserWorker *>(arg);
+    std::unique_lock<std::mutex> lock(self->mutex);
+    for (;;) {
+      self->ready.wait(lock, [&] { return self->job != nullptr; });
+      try {
+        (*self->job)();
+      } catch (...) {
+        self->error = std::current_exception();
+      }
+      self->job = nullptr;
+      self->ready.notify_all();
+    }
+    return nullptr;
+  }
+
+  static inline ParserWorker *instance = nullptr;
+  std::mutex submit; // one job at a time
+  std::mutex mutex;
+  std::condition_variable ready;
+  const std::function<void()> *job = nullptr;
+  std::exception_ptr error;
+};
+
+} // namespace
+
+void mlir::python::runOnParserStack(size_t inputSize,
+                                    const std::function<void()> &fn) {
+  if (inputSize > (SIZE_MAX - kStackBase) / kStackPerInputByte / 2)
+    raiseMemoryError("the input is too large to parse: " +
+                     std::to_string(inputSize) + " bytes");
+  size_t needed = kStackBase + inputSize * kStackPerInputByte;
+  if (needed <= stackLeft()) {
+    fn(); // small input, room to spare
+    return;
+  }
+  if (inputSize <= ParserWorker::kInputLimit)
+    if (ParserWorker *worker = ParserWorker::get()) {
+      worker->run(fn);
+      return;
+    }
+  // A large input: a thread of its own, sized for it.
+  ParserThread thread{&fn, nullptr};
+  pthread_t id;
+  void *memory;
+  size_t mapped;
+  int error = startThread(needed, runParserThread, &thread, id, memory, mapped);
+  if (error == ENOMEM || (error && memory == MAP_FAILED))
+    raiseMemoryError("cannot reserve a stack of " +
+                     std::to_string(needed >> 20) + " MB to parse " +
+                     std::to_string(inputSize) +
+                     " bytes of input: " + std::strerror(error));
+  if (error)
+    raiseMemoryError(std::string("cannot start a thread to parse on: ") +
+                     std::strerror(error));
+  pthread_join(id, nullptr);
+  munmap(memory, mapped);
+  if (thread.error)
+    std::rethrow_exception(thread.error);
+}
+
 PyLocation mlir::python::resolveLocation(py::object location) {
   if (!location.is_none())
     return location.cast<PyLocation>();
@@ -114,16 +311,22 @@ PyLocation mlir::python::resolveLocation(py::object location) {
 
 namespace {
 
-PyDiagnosticInfo toDiagnosticInfo(MlirDiagnostic diagnostic,
+RawDiagnostic toRawDiagnostic(MlirDiagnostic diagnostic) {
+  RawDiagnostic raw{mlirDiagnosticGetSeverity(diagnostic),
+                    mlirDiagnosticGetLocation(diagnostic),
+                    printToString(mlirDiagnosticPrint, diagnostic),
+                    {}};
+  for (intptr_t i = 0, e = mlirDiagnosticGetNumNotes(diagnostic); i < e; ++i)
+    raw.notes.push_back(toRawDiagnostic(mlirDiagnosticGetNote(diagnostic, i)));
+  return raw;
+}
+
+PyDiagnosticInfo toDiagnosticInfo(const RawDiagnostic &raw,
                                   const py::object &context) {
   PyDiagnosticInfo info{
-      mlirDiagnosticGetSeverity(diagnostic),
-      PyLocation{mlirDiagnosticGetLocation(diagnostic), context},
-      printToString(mlirDiagnosticPrint, diagnostic),
-      {}};
-  for (intptr_t i = 0, e = mlirDiagnosticGetNumNotes(diagnostic); i < e; ++i)
-    info.notes.push_back(
-        toDiagnosticInfo(mlirDiagnosticGetNote(diagnostic, i), context));
+      raw.severity, PyLocation{raw.location, context}, raw.message, {}};
+  for (const RawDiagnostic &note : raw.notes)
+    info.notes.push_back(toDiagnosticInfo(note, context));
   return info;
 }
 
@@ -134,7 +337,11 @@ PyObject *mlirErrorClass = nullptr;
 } // namespace
 
 void ErrorCapture::raise(const std::string &message) {
-  py::object error = py::handle(mlirErrorClass)(message, py::cast(errors));
+  std::vector<PyDiagnosticInfo> infos;
+  for (const RawDiagnostic &raw : errors)
+    infos.push_back(toDiagnosticInfo(raw, context));
+  py::object error =
+      py::handle(mlirErrorClass)(toPyStrLossless(message), py::cast(infos));
   PyErr_SetObject(mlirErrorClass, error.ptr());
   throw py::error_already_set();
 }
@@ -144,7 +351,7 @@ MlirLogicalResult ErrorCapture::handle(MlirDiagnostic diagnostic,
   auto *self = static_cast<ErrorCapture *>(userData);
   if (mlirDiagnosticGetSeverity(diagnostic) != MlirDiagnosticError)
     return mlirLogicalResultFailure(); // not ours: let it through
-  self->errors.push_back(toDiagnosticInfo(diagnostic, self->context));
+  self->errors.push_back(toRawDiagnostic(diagnostic));
   return mlirLogicalResultSuccess();
 }
 
@@ -157,11 +364,13 @@ namespace {
 class PyModule {
 public:
   PyModule(MlirModule module, py::object context)
-      : module(module), context(std::move(context)) {
+      : module(module), context(std::move(context)),
+        root{mlirModuleGetOperation(module), /*isModule=*/true} {
     liveModules()[module.ptr] = this;
   }
   ~PyModule() {
     liveModules().erase(module.ptr);
+    *alive = false;
     mlirModuleDestroy(module);
   }
   PyModule(const PyModule &) = delete;
@@ -190,6 +399,10 @@ public:
 
   MlirModule module;
   py::object context;
+  /// Counts pass runs on the module, for the handles into it.
+  PyIRRoot root;
+  /// False once the module is destroyed: its capsules carry it.
+  LivenessFlag alive = newLivenessFlag();
 
 private:
   static std::unordered_map<const void *, PyModule *> &liveModules() {
@@ -203,39 +416,66 @@ private:
 class PyOwnedOperation {
 public:
   PyOwnedOperation(MlirOperation operation, py::object context)
-      : operation(operation), context(std::move(context)) {}
+      : root{operation, /*isModule=*/false}, operation(operation),
+        context(std::move(context)) {}
   ~PyOwnedOperation() { mlirOperationDestroy(operation); }
   PyOwnedOperation(const PyOwnedOperation &) = delete;
   PyOwnedOperation &operator=(const PyOwnedOperation &) = delete;
+
+  /// Counts pass runs on the operation, for the handles into it.
+  PyIRRoot root;
 
 private:
   MlirOperation operation;
   py::object context; // destroyed after the operation
 };
 
+/// A region; `stable` if it is a region of the root, which no pass run
+/// erases.
 struct PyRegion {
-  MlirRegion region;
+  MlirRegion get() const {
+    checkFresh(root, generation, stable, "Region");
+    return raw;
+  }
+
+  MlirRegion raw;
   py::object owner;
+  PyIRRoot *root;
+  uint64_t generation;
+  bool stable;
 };
 
+/// A block; `stable` if it is a module's body, which no pass run erases.
 struct PyBlock {
-  MlirBlock block;
+  MlirBlock get() const {
+    checkFresh(root, generation, stable, "Block");
+    return raw;
+  }
+
+  MlirBlock raw;
   py::object owner;
+  PyIRRoot *root;
+  uint64_t generation;
+  bool stable;
 };
 
 std::vector<PyOperation> blockOperations(const PyBlock &block) {
   std::vector<PyOperation> operations;
-  for (MlirOperation op = mlirBlockGetFirstOperation(block.block);
+  for (MlirOperation op = mlirBlockGetFirstOperation(block.get());
        !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
-    operations.push_back(PyOperation{op, block.owner});
+    operations.emplace_back(op, block.owner, block.root);
   return operations;
 }
 
 std::vector<PyBlock> regionBlocks(const PyRegion &region) {
   std::vector<PyBlock> blocks;
-  for (MlirBlock block = mlirRegionGetFirstBlock(region.region);
+  // A module's region has its body as its one block.
+  bool stable = region.stable && region.root->isModule;
+  for (MlirBlock block = mlirRegionGetFirstBlock(region.get());
        !mlirBlockIsNull(block); block = mlirBlockGetNextInRegion(block))
-    blocks.push_back(PyBlock{block, region.owner});
+    blocks.push_back(PyBlock{block, region.owner, region.root,
+                             region.root ? region.root->generation : 0,
+                             stable});
   return blocks;
 }
 
@@ -266,11 +506,11 @@ py::object operationAttribute(const PyOpAttributeMap &map,
                               const std::string &name) {
   const PyOperation &op = map.op;
   MlirAttribute attribute =
-      mlirOperationGetAttributeByName(op.operation, toStringRef(name));
+      mlirOperationGetAttributeByName(op.get(), toStringRef(name));
   if (mlirAttributeIsNull(attribute))
-    throw py::key_error("operation '" + operationName(op.operation) +
+    throw py::key_error("operation '" + operationName(op.get()) +
                         "' has no attribute '" + name + "'");
-  return wrapAttribute(attribute, contextOfOperation(op.operation));
+  return wrapAttribute(attribute, contextOfOperation(op.get()));
 }
 
 /// Operation.get_asm: the textual form as str, or as bytes when `binary`
@@ -294,7 +534,8 @@ py::object operationAsm(const PyOperation &self, bool binary,
   if (skipRegions)
     mlirOpPrintingFlagsSkipRegions(flags);
   std::string text;
-  mlirOperationPrintWithFlags(self.operation, flags, appendToString, &text);
+  MlirOperation op = self.get();
+  mlirOperationPrintWithFlags(op, flags, appendToString, &text);
   mlirOpPrintingFlagsDestroy(flags);
   if (binary)
     return py::bytes(text);
@@ -377,8 +618,8 @@ void bindContext(py::class_<PyMlirContext> &contextClass) {
       .def_property_readonly(
           "_CAPIPtr",
           [](PyMlirContext &self) {
-            return py::reinterpret_steal<py::object>(
-                mlirPythonContextToCapsule(self.get()));
+            return withLiveness(mlirPythonContextToCapsule(self.get()),
+                                self.alive);
           })
       .def_static(
           "_CAPICreate",
@@ -388,6 +629,7 @@ void bindContext(py::class_<PyMlirContext> &contextClass) {
               PyErr_Clear();
               throw py::type_error("expected a Context capsule");
             }
+            requireLiveCapsule(capsule.ptr());
             return PyMlirContext::wrap(context);
           },
           py::arg("capsule"));
@@ -439,7 +681,7 @@ void bindLocation(py::class_<PyLocation> &locationClass) {
       .def_property_readonly("context",
                              [](PyLocation &self) { return self.context; })
       .def("__str__", [](PyLocation &self) {
-        return printToString(mlirLocationPrint, self.location);
+        return toPyStrLossless(printToString(mlirLocationPrint, self.location));
       });
 }
 
@@ -448,9 +690,14 @@ void bindDiagnostics(py::module_ &m) {
   py::class_<PyDiagnosticInfo>(m, "DiagnosticInfo")
       .def_readonly("severity", &PyDiagnosticInfo::severity)
       .def_readonly("location", &PyDiagnosticInfo::location)
-      .def_readonly("message", &PyDiagnosticInfo::message)
+      // Lossless: a diagnostic may quote input that is not UTF-8.
+      .def_property_readonly(
+          "message",
+          [](PyDiagnosticInfo &self) { return toPyStrLossless(self.message); })
       .def_readonly("notes", &PyDiagnosticInfo::notes)
-      .def("__str__", [](PyDiagnosticInfo &self) { return self.message; });
+      .def("__str__", [](PyDiagnosticInfo &self) {
+        return toPyStrLossless(self.message);
+      });
 
   // MLIRError(message, error_diagnostics), as upstream's: Python code, in
   // _mlir_error.py next to this extension module (`m` is its `ir`).
@@ -480,18 +727,37 @@ void bindModule(py::module_ &m) {
           "parseFile",
           [](const std::string &path, py::object context) {
             context = resolveContext(context);
-            // Read it once here only to refuse nesting MLIR's parser cannot
-            // recurse through; MLIR reads it again, naming locations after
-            // the file, and reports a file it cannot open as a diagnostic.
-            std::ifstream file(path, std::ios::binary);
-            if (file) {
-              std::stringstream text;
-              text << file.rdbuf();
-              checkNesting(text.str());
+            requireNoNul(path);
+            // MLIR reads the whole file, naming locations after it, and
+            // reports a file it cannot open as a diagnostic. Anything but a
+            // regular file (a device, a FIFO) may never end: refuse it.
+            struct stat info;
+            bool exists = stat(path.c_str(), &info) == 0;
+            if (exists && !S_ISREG(info.st_mode))
+              throw py::value_error(
+                  "cannot parse " +
+                  std::string(py::repr(toPyStrLossless(path))) +
+                  ": not a regular file");
+            size_t size = exists ? static_cast<size_t>(info.st_size) : 0;
+            // Read here too, only to refuse nesting the IR cannot have.
+            if (exists) {
+              std::string text;
+              if (FILE *file = std::fopen(path.c_str(), "rb")) {
+                char buffer[65536];
+                for (size_t n;
+                     (n = std::fread(buffer, 1, sizeof(buffer), file)) > 0;)
+                  text.append(buffer, n);
+                std::fclose(file);
+              }
+              checkNesting(text);
+              size = std::max(size, text.size());
             }
             ErrorCapture errors(context);
-            MlirModule module = mlirModuleCreateParseFromFile(
-                contextOf(context), toStringRef(path));
+            MlirContext ctx = contextOf(context);
+            MlirModule module;
+            runOnParserStack(size, [&] {
+              module = mlirModuleCreateParseFromFile(ctx, toStringRef(path));
+            });
             if (mlirModuleIsNull(module))
               errors.raise("Unable to parse module assembly");
             return new PyModule(module, context);
@@ -510,14 +776,17 @@ void bindModule(py::module_ &m) {
       .def_property_readonly(
           "operation",
           [](py::object self) {
-            return PyOperation{
-                mlirModuleGetOperation(self.cast<PyModule &>().module), self};
+            PyModule &module = self.cast<PyModule &>();
+            return PyOperation(mlirModuleGetOperation(module.module), self,
+                               &module.root);
           })
       .def_property_readonly(
           "body",
           [](py::object self) {
-            return PyBlock{mlirModuleGetBody(self.cast<PyModule &>().module),
-                           self};
+            PyModule &module = self.cast<PyModule &>();
+            return PyBlock{mlirModuleGetBody(module.module), self,
+                           &module.root, module.root.generation,
+                           /*stable=*/true};
           })
       .def("dump",
            [](PyModule &self) {
@@ -531,8 +800,8 @@ void bindModule(py::module_ &m) {
       .def_property_readonly(
           "_CAPIPtr",
           [](PyModule &self) {
-            return py::reinterpret_steal<py::object>(
-                mlirPythonModuleToCapsule(self.module));
+            return withLiveness(mlirPythonModuleToCapsule(self.module),
+                                self.alive);
           })
       .def_static(
           "_CAPICreate",
@@ -542,6 +811,7 @@ void bindModule(py::module_ &m) {
               PyErr_Clear();
               throw py::type_error("expected a Module capsule");
             }
+            requireLiveCapsule(capsule.ptr());
             return PyModule::wrap(module);
           },
           py::arg("capsule"),
@@ -556,7 +826,7 @@ void bindOperation(py::class_<PyOperation> &operationClass) {
           "_CAPIPtr",
           [](PyOperation &self) {
             return py::reinterpret_steal<py::object>(
-                mlirPythonOperationToCapsule(self.operation));
+                mlirPythonOperationToCapsule(self.get()));
           })
       .def_static(
           "parse",
@@ -565,15 +835,18 @@ void bindOperation(py::class_<PyOperation> &operationClass) {
             context = resolveContext(context);
             checkNesting(source);
             ErrorCapture errors(context);
-            MlirOperation op = mlirOperationCreateParse(
-                contextOf(context), toStringRef(source),
-                toStringRef(sourceName));
+            MlirContext ctx = contextOf(context);
+            MlirOperation op;
+            runOnParserStack(source.size(), [&] {
+              op = mlirOperationCreateParse(ctx, toStringRef(source),
+                                            toStringRef(sourceName));
+            });
             if (mlirOperationIsNull(op))
               errors.raise("Unable to parse operation assembly");
+            auto *owned = new PyOwnedOperation(op, context);
             py::object owner =
-                py::cast(new PyOwnedOperation(op, context),
-                         py::return_value_policy::take_ownership);
-            return PyOperation{op, owner};
+                py::cast(owned, py::return_value_policy::take_ownership);
+            return PyOperation(op, owner, &owned->root);
           },
           py::arg("source"), py::kw_only(), py::arg("source_name") = "",
           py::arg("context") = py::none(),
@@ -596,16 +869,16 @@ void bindOperation(py::class_<PyOperation> &operationClass) {
              std::optional<int64_t> desiredVersion) {
             std::string data;
             if (!desiredVersion) {
-              mlirOperationWriteBytecode(self.operation, appendToString, &data);
+              mlirOperationWriteBytecode(self.get(), appendToString, &data);
             } else {
               // The writer reports an unsupported version as a diagnostic.
-              ErrorCapture errors(contextOfOperation(self.operation));
+              ErrorCapture errors(contextOfOperation(self.get()));
               MlirBytecodeWriterConfig config =
                   mlirBytecodeWriterConfigCreate();
               mlirBytecodeWriterConfigDesiredEmitVersion(config,
                                                          *desiredVersion);
               MlirLogicalResult result = mlirOperationWriteBytecodeWithConfig(
-                  self.operation, config, appendToString, &data);
+                  self.get(), config, appendToString, &data);
               mlirBytecodeWriterConfigDestroy(config);
               if (mlirLogicalResultIsFailure(result)) {
                 std::string reason = errors.messages();
@@ -622,38 +895,42 @@ void bindOperation(py::class_<PyOperation> &operationClass) {
           "object; raises ValueError if `desired_version` is unsupported.")
       .def_property_readonly("name",
                              [](PyOperation &self) {
-                               return operationName(self.operation);
+                               return operationName(self.get());
                              })
       // Upstream's `op.operation is op`.
       .def_property_readonly("operation",
                              [](py::object self) { return self; })
       .def_property_readonly("context",
                              [](PyOperation &self) {
-                               return contextOfOperation(self.operation);
+                               return contextOfOperation(self.get());
                              })
       .def_property_readonly(
           "attributes",
-          [](PyOperation &self) { return PyOpAttributeMap{self}; })
+          [](PyOperation &self) {
+            self.get(); // refuses a stale handle now, not at first use
+            return PyOpAttributeMap{self};
+          })
       .def_property_readonly(
           "regions",
           [](PyOperation &self) {
             std::vector<PyRegion> regions;
-            for (intptr_t i = 0, e = mlirOperationGetNumRegions(self.operation);
-                 i < e; ++i)
-              regions.push_back(
-                  PyRegion{mlirOperationGetRegion(self.operation, i),
-                           self.owner});
+            MlirOperation op = self.get();
+            for (intptr_t i = 0, e = mlirOperationGetNumRegions(op); i < e;
+                 ++i)
+              regions.push_back(PyRegion{mlirOperationGetRegion(op, i),
+                                         self.owner, self.root,
+                                         self.generation, self.stable});
             return regions;
           })
       .def("verify",
            [](PyOperation &self) {
-             ErrorCapture errors(contextOfOperation(self.operation));
-             if (!mlirOperationVerify(self.operation))
+             ErrorCapture errors(contextOfOperation(self.get()));
+             if (!mlirOperationVerify(self.get()))
                errors.raise("Verification failed");
              return true;
            })
       .def("__str__", [](PyOperation &self) {
-        return printToString(mlirOperationPrint, self.operation);
+        return printToString(mlirOperationPrint, self.get());
       });
 }
 
@@ -665,7 +942,7 @@ void bindOpAttributes(py::class_<PyOpAttributeMap> &attributeMapClass,
       .def(
           "__getitem__",
           [](PyOpAttributeMap &self, intptr_t index) {
-            MlirOperation op = self.op.operation;
+            MlirOperation op = self.op.get();
             if (index < 0)
               index += mlirOperationGetNumAttributes(op);
             if (index < 0 || index >= mlirOperationGetNumAttributes(op))
@@ -677,7 +954,7 @@ void bindOpAttributes(py::class_<PyOpAttributeMap> &attributeMapClass,
           "__setitem__",
           [](PyOpAttributeMap &self, const std::string &name,
              const PyAttribute &attribute) {
-            MlirOperation op = self.op.operation;
+            MlirOperation op = self.op.get();
             MlirStringRef key = toStringRef(name);
             requireSameContext(mlirOperationGetContext(op),
                                mlirAttributeGetContext(attribute.attribute),
@@ -708,7 +985,7 @@ void bindOpAttributes(py::class_<PyOpAttributeMap> &attributeMapClass,
       .def(
           "__delitem__",
           [](PyOpAttributeMap &self, const std::string &name) {
-            MlirOperation op = self.op.operation;
+            MlirOperation op = self.op.get();
             if (mlirOperationHasInherentAttributeByName(op, toStringRef(name)))
               throw py::value_error(
                   "cannot delete '" + name + "': it is an inherent attribute "
@@ -716,7 +993,7 @@ void bindOpAttributes(py::class_<PyOpAttributeMap> &attributeMapClass,
             if (!mlirOperationRemoveDiscardableAttributeByName(
                     op, toStringRef(name)))
               throw py::key_error("operation '" +
-                                  operationName(self.op.operation) +
+                                  operationName(self.op.get()) +
                                   "' has no attribute '" + name + "'");
           },
           py::arg("name"))
@@ -724,15 +1001,15 @@ void bindOpAttributes(py::class_<PyOpAttributeMap> &attributeMapClass,
           "__contains__",
           [](PyOpAttributeMap &self, const std::string &name) {
             return !mlirAttributeIsNull(mlirOperationGetAttributeByName(
-                self.op.operation, toStringRef(name)));
+                self.op.get(), toStringRef(name)));
           },
           py::arg("name"))
       .def("__len__",
            [](PyOpAttributeMap &self) {
-             return mlirOperationGetNumAttributes(self.op.operation);
+             return mlirOperationGetNumAttributes(self.op.get());
            })
       .def("__iter__", [](PyOpAttributeMap &self) {
-        MlirOperation op = self.op.operation;
+        MlirOperation op = self.op.get();
         py::list named;
         for (intptr_t i = 0, e = mlirOperationGetNumAttributes(op); i < e;
              ++i)
@@ -765,7 +1042,7 @@ void bindRegionAndBlock(py::class_<PyRegion> &regionClass,
              return py::iter(py::cast(blockOperations(self)));
            })
       .def("__str__", [](PyBlock &self) {
-        return printToString(mlirBlockPrint, self.block);
+        return printToString(mlirBlockPrint, self.get());
       });
 }
 

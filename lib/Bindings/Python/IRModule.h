@@ -20,6 +20,7 @@
 // In every file: pybind11 needs the same type casters in all of them.
 #include <pybind11/stl.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -41,6 +42,7 @@ public:
   }
   ~PyMlirContext() {
     liveContexts().erase(context.ptr);
+    *alive = false;
     mlirContextDestroy(context);
   }
   PyMlirContext(const PyMlirContext &) = delete;
@@ -66,6 +68,9 @@ public:
   /// True for a context made outside Python too, the safe assumption.
   bool multithreading = true;
 
+  /// False once the context is destroyed: its capsules carry it.
+  LivenessFlag alive = newLivenessFlag();
+
 private:
   static std::unordered_map<void *, PyMlirContext *> &liveContexts() {
     static std::unordered_map<void *, PyMlirContext *> contexts;
@@ -87,9 +92,21 @@ inline MlirContext contextOf(const py::object &context) {
 void requireSameContext(MlirContext expected, MlirContext actual,
                         const std::string &what);
 
-/// MLIR's parsers recurse on nesting: deep enough input overflows the stack.
-/// Raises ValueError for input nesting brackets deeper than any real IR.
+/// Raises ValueError for input nesting brackets ([{) more than 1000 deep.
+/// Parsing itself is safe at any depth (runOnParserStack), but the IR it
+/// makes is not: destroying, printing, verifying and running passes on
+/// operations recurse on their nesting of regions, on the caller's stack.
 void checkNesting(const std::string &text);
+
+/// Runs `fn` (C API calls that parse `inputSize` bytes, and no Python) on a
+/// stack large enough for MLIR's recursive descent parsers, whatever the
+/// input nests (angle brackets, affine expressions, unary minus signs, ...)
+/// and whatever the stack of the calling thread: inline when the calling
+/// thread has room to spare, else on a thread of its own whose stack is sized
+/// for the input, while the caller waits (holding the GIL: nothing Python
+/// runs meanwhile). Rethrows what `fn` throws; raises MemoryError if no such
+/// stack can be had.
+void runOnParserStack(size_t inputSize, const std::function<void()> &fn);
 
 //===----------------------------------------------------------------------===//
 // Values that live in a context: Location, Type, Attribute.
@@ -131,8 +148,18 @@ struct PyDiagnosticInfo {
   std::vector<PyDiagnosticInfo> notes;
 };
 
+/// A diagnostic as collected, without Python objects: the handler may run on
+/// a parser's thread (runOnParserStack).
+struct RawDiagnostic {
+  MlirDiagnosticSeverity severity;
+  MlirLocation location;
+  std::string message;
+  std::vector<RawDiagnostic> notes;
+};
+
 /// Collects the error diagnostics emitted on a context while it lives, so
 /// that a failure raises MLIRError carrying them instead of printing them.
+/// The handler touches nothing Python.
 class ErrorCapture {
 public:
   explicit ErrorCapture(py::object context) : context(std::move(context)) {
@@ -144,7 +171,7 @@ public:
   /// The collected error messages, one a line.
   std::string messages() const {
     std::string text;
-    for (const PyDiagnosticInfo &error : errors)
+    for (const RawDiagnostic &error : errors)
       text += (text.empty() ? "" : "\n") + error.message;
     return text;
   }
@@ -157,7 +184,7 @@ private:
 
   py::object context;
   MlirDiagnosticHandlerID id;
-  std::vector<PyDiagnosticInfo> errors;
+  std::vector<RawDiagnostic> errors;
 };
 
 /// Parses `text` in `context` (None: the current one) with a C API parser,
@@ -169,7 +196,10 @@ T parseOrRaise(py::object &context, const std::string &text,
   context = resolveContext(context);
   checkNesting(text);
   ErrorCapture errors(context);
-  T result = parse(contextOf(context), toStringRef(text));
+  MlirContext ctx = contextOf(context);
+  T result;
+  runOnParserStack(text.size(),
+                   [&] { result = parse(ctx, toStringRef(text)); });
   if (isNull(result))
     errors.raise(what);
   return result;
@@ -179,12 +209,58 @@ T parseOrRaise(py::object &context, const std::string &text,
 // Operation.
 //===----------------------------------------------------------------------===//
 
-/// An operation; `owner` keeps the module (or parent object) it lives in
-/// alive.
-struct PyOperation {
-  MlirOperation operation;
-  py::object owner;
+/// What every handle into one tree of IR (a Module's, or an operation's
+/// parsed on its own) shares: its root operation, and how many pass runs
+/// there have been on the tree. A pass run may erase or replace any
+/// operation, region or block under the root, so a handle taken before one
+/// refuses to be used (rather than read freed memory); the root, its regions
+/// and a module's body are never erased, and stay valid.
+struct PyIRRoot {
+  MlirOperation root;
+  bool isModule;
+  uint64_t generation = 0;
 };
+
+/// Raises RuntimeError for a handle into `root` taken before its last pass
+/// run (`what`: "Operation", "Region", "Block").
+inline void checkFresh(const PyIRRoot *root, uint64_t generation, bool stable,
+                       const char *what) {
+  if (root && !stable && root->generation != generation)
+    throw std::runtime_error(
+        std::string("this ") + what +
+        " was taken before a pass run (PassManager.run) on its module, "
+        "which may have erased or replaced it; get it again from the module");
+}
+
+/// An operation; `owner` keeps the module (or parent object) it lives in
+/// alive, and with it `root`.
+struct PyOperation {
+  PyOperation(MlirOperation operation, py::object owner, PyIRRoot *root)
+      : raw(operation), owner(std::move(owner)), root(root),
+        generation(root ? root->generation : 0),
+        stable(root && mlirOperationEqual(operation, root->root)) {}
+
+  /// The operation; RuntimeError if a pass run may have erased it.
+  MlirOperation get() const {
+    checkFresh(root, generation, stable, "Operation");
+    return raw;
+  }
+
+  MlirOperation raw;
+  py::object owner;
+  PyIRRoot *root;
+  uint64_t generation;
+  /// The root itself: no pass run erases it.
+  bool stable;
+};
+
+/// Records a pass run on `op`'s tree: every handle into it taken before is
+/// stale from now on, except `op` itself (the run's target is never erased).
+inline void recordPassRun(PyOperation &op) {
+  if (!op.root)
+    return;
+  op.generation = ++op.root->generation;
+}
 
 py::object contextOfOperation(MlirOperation operation);
 

@@ -13,18 +13,23 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <unistd.h>
 
 using namespace mlir::python;
 
 namespace {
 
-/// Accepts an Operation or anything with an `.operation` (a Module).
-PyOperation toOperation(py::handle object) {
+/// Accepts an Operation or anything with an `.operation` (a Module): the
+/// Operation object.
+py::object toOperation(py::handle object) {
   if (py::isinstance<PyOperation>(object))
-    return object.cast<PyOperation>();
-  if (py::hasattr(object, "operation") && !py::isinstance<py::type>(object))
-    return object.attr("operation").cast<PyOperation>();
+    return py::reinterpret_borrow<py::object>(object);
+  if (py::hasattr(object, "operation") && !py::isinstance<py::type>(object)) {
+    py::object op = object.attr("operation");
+    if (py::isinstance<PyOperation>(op))
+      return op;
+  }
   throw py::type_error("expected an Operation or a Module, got " +
                        std::string(py::str(py::type::handle_of(object))));
 }
@@ -70,13 +75,16 @@ void parsePipeline(MlirOpPassManager pm, const std::string &pipeline,
                    bool append) {
   checkNesting(pipeline);
   std::string error;
-  StderrCapture stderrCapture;
-  MlirLogicalResult status =
-      append ? mlirOpPassManagerAddPipeline(pm, toStringRef(pipeline),
-                                            appendToString, &error)
-             : mlirParsePassPipeline(pm, toStringRef(pipeline),
-                                     appendToString, &error);
-  std::string printed = stderrCapture.release();
+  std::string printed;
+  MlirLogicalResult status;
+  runOnParserStack(pipeline.size(), [&] {
+    StderrCapture stderrCapture;
+    status = append ? mlirOpPassManagerAddPipeline(pm, toStringRef(pipeline),
+                                                   appendToString, &error)
+                    : mlirParsePassPipeline(pm, toStringRef(pipeline),
+                                            appendToString, &error);
+    printed = stderrCapture.release();
+  });
   if (mlirLogicalResultIsFailure(status)) {
     auto trim = [](std::string text) {
       size_t begin = text.find_first_not_of(" \n:");
@@ -112,6 +120,7 @@ public:
   ~PyPassManager() {
     if (!mlirPassManagerIsNull(pm)) {
       owners().erase(pm.ptr);
+      *alive = false;
       mlirPassManagerDestroy(pm);
     }
   }
@@ -138,8 +147,19 @@ public:
   void release() {
     if (!mlirPassManagerIsNull(pm) && !context.is_none())
       releasedContexts()[pm.ptr] = context.inc_ref().ptr();
+    // The pass manager lives on: its capsules stay valid, and its next owner
+    // (_CAPICreate) takes their flag over.
+    if (!mlirPassManagerIsNull(pm))
+      releasedLiveness()[pm.ptr] = alive;
+    alive = newLivenessFlag();
     owners().erase(pm.ptr);
     pm = MlirPassManager{nullptr};
+  }
+
+  /// The liveness flag of each released pass manager's capsules.
+  static std::unordered_map<void *, LivenessFlag> &releasedLiveness() {
+    static auto *flags = new std::unordered_map<void *, LivenessFlag>();
+    return *flags;
   }
 
   /// The context of each released pass manager, a strong reference; raw
@@ -158,6 +178,10 @@ public:
 
   MlirPassManager pm;
   py::object context;
+  /// False once the pass manager is destroyed: its capsules carry it.
+  LivenessFlag alive = newLivenessFlag();
+  /// Where IR printing writes its tree, if it does.
+  std::string treePrintingDir;
   /// IR printing at module scope was enabled: it needs multithreading off
   /// while passes run, not only when it was enabled.
   bool printsModuleScope = false;
@@ -213,6 +237,7 @@ void mlir::python::populatePassManagerSubmodule(py::module_ &m) {
                   "context.enable_multithreading(False) first");
             // MLIR only prints to stderr when it cannot write the tree.
             std::string treePath = treePrintingDirPath.value_or("");
+            requireNoNul(treePath);
             if (!treePath.empty()) {
               std::error_code error;
               std::filesystem::create_directories(treePath, error);
@@ -226,6 +251,7 @@ void mlir::python::populatePassManagerSubmodule(py::module_ &m) {
                               enableDebugInfo, /*prettyDebugInfo=*/false,
                               printGenericOpForm);
             self.printsModuleScope = printModuleScope;
+            self.treePrintingDir = treePath;
             mlirPassManagerEnableIRPrinting(
                 pm, printBeforeAll, printAfterAll, printModuleScope,
                 printAfterChange, printAfterFailure, flags,
@@ -254,15 +280,47 @@ void mlir::python::populatePassManagerSubmodule(py::module_ &m) {
                   "IR printing at module scope needs multithreading disabled "
                   "while passes run: call "
                   "context.enable_multithreading(False) again");
-            PyOperation op = toOperation(target);
+            py::object opObject = toOperation(target);
+            PyOperation &op = opObject.cast<PyOperation &>();
+            MlirOperation operation = op.get();
             if (!self.context.is_none() &&
-                !mlirContextEqual(mlirOperationGetContext(op.operation),
+                !mlirContextEqual(mlirOperationGetContext(operation),
                                   contextOf(self.context)))
               throw py::value_error("the operation belongs to another Context "
                                     "than the PassManager");
-            ErrorCapture errors(contextOfOperation(op.operation));
-            if (mlirLogicalResultIsFailure(
-                    mlirPassManagerRunOnOp(pm, op.operation)))
+            ErrorCapture errors(contextOfOperation(operation));
+            // MLIR only prints to stderr when it cannot write the tree of IR
+            // printing: capture it and raise it.
+            std::optional<StderrCapture> treeErrors;
+            if (!self.treePrintingDir.empty())
+              treeErrors.emplace();
+            MlirLogicalResult result = mlirPassManagerRunOnOp(pm, operation);
+            // Passes may have erased or replaced any operation under the
+            // target: handles into it taken before are stale now.
+            recordPassRun(op);
+            if (treeErrors) {
+              std::string printed = treeErrors->release();
+              std::string failures, rest;
+              size_t begin = 0;
+              while (begin < printed.size()) {
+                size_t end = printed.find('\n', begin);
+                end = end == std::string::npos ? printed.size() : end + 1;
+                std::string line = printed.substr(begin, end - begin);
+                (line.rfind("Error ", 0) == 0 ? failures : rest) += line;
+                begin = end;
+              }
+              if (!rest.empty()) // not ours: let it through
+                std::fwrite(rest.data(), 1, rest.size(), stderr);
+              if (!failures.empty()) {
+                while (!failures.empty() && failures.back() == '\n')
+                  failures.pop_back();
+                throw std::runtime_error("IR printing could not write under "
+                                         "tree_printing_dir_path '" +
+                                         self.treePrintingDir +
+                                         "': " + failures);
+              }
+            }
+            if (mlirLogicalResultIsFailure(result))
               errors.raise("Failure while executing pass pipeline");
           },
           py::arg("operation"))
@@ -274,8 +332,9 @@ void mlir::python::populatePassManagerSubmodule(py::module_ &m) {
            })
       .def_property_readonly("_CAPIPtr",
                              [](PyPassManager &self) {
-                               return py::reinterpret_steal<py::object>(
-                                   mlirPythonPassManagerToCapsule(self.get()));
+                               return withLiveness(
+                                   mlirPythonPassManagerToCapsule(self.get()),
+                                   self.alive);
                              })
       .def_static(
           "_CAPICreate",
@@ -285,6 +344,7 @@ void mlir::python::populatePassManagerSubmodule(py::module_ &m) {
               PyErr_Clear();
               throw py::type_error("expected a PassManager capsule");
             }
+            requireLiveCapsule(capsule.ptr());
             // Still owned by a PassManager of ours: that one.
             auto owner = PyPassManager::owners().find(pm.ptr);
             if (owner != PyPassManager::owners().end())
@@ -296,8 +356,17 @@ void mlir::python::populatePassManagerSubmodule(py::module_ &m) {
               context = py::reinterpret_steal<py::object>(it->second);
               PyPassManager::releasedContexts().erase(it);
             }
-            return py::cast(new PyPassManager(pm, context),
-                            py::return_value_policy::take_ownership);
+            auto *adopted = new PyPassManager(pm, context);
+            // Released by a PassManager of ours: its capsules' flag is the
+            // new owner's now.
+            auto flag = PyPassManager::releasedLiveness().find(pm.ptr);
+            if (flag != PyPassManager::releasedLiveness().end()) {
+              adopted->alive = flag->second;
+              PyPassManager::releasedLiveness().erase(flag);
+            } else if (LivenessFlag alive = capsuleLiveness(capsule.ptr())) {
+              adopted->alive = alive;
+            }
+            return py::cast(adopted, py::return_value_policy::take_ownership);
           },
           py::arg("capsule"),
           "The PassManager of the pass manager in `capsule`: its owner if "
