@@ -374,6 +374,28 @@ in_subprocess(
     timeout=60,
 )
 
+# A discardable attribute named like the segment sizes: convert-func-to-llvm
+# copied it onto the llvm.call it made, and MLIR crashed reading it (found by
+# fuzz_ir at FUZZ_SCALE=20).
+# CHECK-LABEL: CASE: segment sizes as a discardable attribute
+# CHECK: ValueError: cannot set 'operandSegmentSizes' on 'func.call': it has no such inherent attribute, and ops that lowering creates from it would take it for their segment sizes; give a discardable attribute a dialect-prefixed name
+with Context():
+    calls = Module.parse("""
+    func.func private @g()
+    func.func @f() {
+      func.call @g() : () -> ()
+      return
+    }""")
+    call = None
+    for op in calls.body:
+        if op.name == "func.func" and list(op.regions[0]):
+            call = list(list(op.regions[0])[0])[0]
+    expect_error(
+        "segment sizes as a discardable attribute",
+        lambda: call.attributes.__setitem__("operandSegmentSizes", Attribute.parse("1.5 : f32")),
+    )
+    del calls, call
+
 gc.collect()
 # CHECK: live contexts: 0
 print("live contexts:", Context._get_live_count())

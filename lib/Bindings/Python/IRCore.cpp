@@ -960,6 +960,17 @@ void bindOpAttributes(py::class_<PyOpAttributeMap> &attributeMapClass,
                                mlirAttributeGetContext(attribute.attribute),
                                "the attribute");
             if (!mlirOperationHasInherentAttributeByName(op, key)) {
+              // Lowerings copy discardable attributes onto the ops they
+              // create, where these names are the segment sizes: MLIR reads
+              // an attribute of another kind there and crashes.
+              if (name == "operandSegmentSizes" ||
+                  name == "resultSegmentSizes")
+                throw py::value_error(
+                    "cannot set '" + name + "' on '" + operationName(op) +
+                    "': it has no such inherent attribute, and ops that "
+                    "lowering creates from it would take it for their "
+                    "segment sizes; give a discardable attribute a "
+                    "dialect-prefixed name");
               mlirOperationSetDiscardableAttributeByName(op, key,
                                                          attribute.attribute);
               return;
