@@ -394,7 +394,7 @@ with Context():
         "segment sizes as a discardable attribute",
         lambda: call.attributes.__setitem__("operandSegmentSizes", Attribute.parse("1.5 : f32")),
     )
-    del calls, call
+    del calls, call, op
 
 gc.collect()
 # CHECK: live contexts: 0
