@@ -28,6 +28,7 @@ import argparse
 import importlib.util
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -155,7 +156,15 @@ def run_mutant(bazel, m):
     return "ERROR", f"bazel exited with {status}: {log}"
 
 
+def interrupted(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def main():
+    # A run stopped by a signal still restores nothing it need not (the
+    # scratch copy is thrown away) and removes its output root.
+    signal.signal(signal.SIGTERM, interrupted)
+    signal.signal(signal.SIGINT, interrupted)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--all", action="store_true", help="run every mutant")
