@@ -161,25 +161,36 @@ def interrupted(signum, frame):
 
 
 def main():
-    # A run stopped by a signal still restores nothing it need not (the
-    # scratch copy is thrown away) and removes its output root.
+    # A run stopped by a signal still shuts its Bazel server down and
+    # removes the scratch copy and its output root.
     signal.signal(signal.SIGTERM, interrupted)
     signal.signal(signal.SIGINT, interrupted)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--all", action="store_true", help="run every mutant")
     group.add_argument("--sample", action="store_true", help="run the fixed sample of five (CI)")
-    group.add_argument("--only", action="append", metavar="NAME", help="run these mutants (comma-separated, repeatable)")
-    group.add_argument("--check", action="store_true", help="only check that every snippet occurs exactly once")
+    group.add_argument(
+        "--only",
+        action="append",
+        metavar="NAME",
+        help="run these mutants (comma-separated, repeatable)",
+    )
+    group.add_argument(
+        "--check", action="store_true", help="only check that every snippet occurs exactly once"
+    )
     group.add_argument("--list", action="store_true", help="list the mutants")
-    parser.add_argument("--keep", action="store_true", help="keep the scratch directory and its logs")
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the scratch directory and its logs"
+    )
     args = parser.parse_args()
 
     mutants, sample = load_mutants()
     by_name = {m["name"]: m for m in mutants}
     if args.list:
         for m in mutants:
-            print(f"{m['name']:42} {m['file']}\n{'':42} {m['why']}\n{'':42} killed by {' '.join(m['tests'])}")
+            print(
+                f"{m['name']:42} {m['file']}\n{'':42} {m['why']}\n{'':42} killed by {' '.join(m['tests'])}"
+            )
         return 0
     if args.all or args.check:
         selected = mutants
@@ -210,7 +221,10 @@ def main():
         status, log = bazel.test(targets, "unmutated")
         if status != BAZEL_OK:
             print(tail(log), file=sys.stderr)
-            print(f"the unmutated tests fail (bazel exited with {status}); no mutant was run", file=sys.stderr)
+            print(
+                f"the unmutated tests fail (bazel exited with {status}); no mutant was run",
+                file=sys.stderr,
+            )
             return 2
         print(f"unmutated tests pass ({time.monotonic() - start:.0f}s)", flush=True)
 

@@ -51,11 +51,23 @@ show("callback results of mixed sizes", lambda: MODULE.call_mixed(7))
 # between 1 + 2**-10 and 1 + 2**-9: to even, 1 + 2**-9.
 # CHECK-LABEL: CASE: f16 ties to even
 # CHECK: -> (1.0, 1.001953125, -1.0)
-show("f16 ties to even", lambda: (
-    MODULE.id_f16(1 + 2**-11), MODULE.id_f16(1 + 3 * 2**-11), MODULE.id_f16(-(1 + 2**-11))))
+show(
+    "f16 ties to even",
+    lambda: (
+        MODULE.id_f16(1 + 2**-11),
+        MODULE.id_f16(1 + 3 * 2**-11),
+        MODULE.id_f16(-(1 + 2**-11)),
+    ),
+)
 
 # The same for bf16 (7 mantissa bits).
 # CHECK-LABEL: CASE: bf16 ties to even
 # CHECK: -> (1.0, 1.015625, -1.015625)
-show("bf16 ties to even", lambda: (
-    MODULE.id_bf16(1 + 2**-8), MODULE.id_bf16(1 + 3 * 2**-8), MODULE.id_bf16(-(1 + 3 * 2**-8))))
+show(
+    "bf16 ties to even",
+    lambda: (
+        MODULE.id_bf16(1 + 2**-8),
+        MODULE.id_bf16(1 + 3 * 2**-8),
+        MODULE.id_bf16(-(1 + 3 * 2**-8)),
+    ),
+)
