@@ -209,7 +209,7 @@ MUTANTS = [
         "file": "python/mlir/_engine.py",
         "search": "if caught:",
         "replace": "if False:",
-        "tests": [PY + "execution_engine", PY + "jit"],
+        "tests": [PY + "engine_callback_errors"],
         "why": "an exception raised by a ctypes callback during invoke is only reported to sys.unraisablehook, not re-raised",
     },
     {
