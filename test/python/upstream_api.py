@@ -609,9 +609,9 @@ func.func @first(%m: memref<*xf32>) -> f32 attributes { llvm.emit_c_interface } 
     zero_d = make_zero_d_memref_descriptor(ctypes.c_double)()
     # CHECK: zero-d fields: ['allocated', 'aligned', 'offset']
     print("zero-d fields:", [f[0] for f in zero_d._fields_])
-    # CHECK: as_ctype: True True True
+    # CHECK: as_ctype: True True True True
     print("as_ctype:", as_ctype(np.float32) is ctypes.c_float, as_ctype(np.complex64) is C64,
-          as_ctype(np.float16) is F16)
+          as_ctype(np.float16) is F16, as_ctype(np.complex128) is C128)
     # CHECK: to_numpy: complex64
     print("to_numpy:", to_numpy(np.ctypeslib.as_array((C64 * 2)())).dtype)
     shifted = move_aligned_ptr_by_offset(descriptor.aligned, 2)
