@@ -174,7 +174,7 @@ MUTANTS = [
     {
         "name": "jitfunction_pending_error_dropped",
         "file": BINDINGS + "JitFunction.cpp",
-        "search": "if (threadState().error.isSet()) {",
+        "search": "if (state.error.isSet()) {",
         "replace": "if (false) {",
         "tests": [PY + "typed_call_hardening", PY + "jit"],
         "why": "an exception a callback raised is not re-raised by the typed call that ran the jitted code",
