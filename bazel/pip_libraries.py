@@ -92,7 +92,8 @@ def main(site_packages):
         )
         print(
             "py_library(\n"
-            '    name = "%s",\n' % name
+            '    name = "%s",\n'
+            % name
             + "    srcs = [\n%s    ],\n" % paths(p for p in files if p.endswith(".py"))
             + "    data = [\n%s    ],\n" % paths(p for p in files if not p.endswith(".py"))
             + '    imports = ["site-packages"],\n'

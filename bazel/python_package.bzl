@@ -26,6 +26,7 @@ def _python_package_impl(ctx):
         ctx.actions.symlink(output = out, target_file = lib)
         outputs.append(out)
     files = depset(outputs)
+
     # Runfiles-root-relative; an external repository's files are below its name.
     import_path = (ctx.label.workspace_name or ctx.workspace_name) + "/" + package_dir
     runfiles = ctx.runfiles(files = outputs)

@@ -151,18 +151,42 @@ def main():
     t_typed_callback = best(lambda: call_back(CALLBACKS), 5) / CALLBACKS
 
     rows = [
-        ("typed add(i64, i64) / upstream invoke", t_typed / t_upstream, "<= 1/15 (0.067)",
-         t_typed / t_upstream <= 1 / 15),
-        ("typed add(i64, i64) / lookup once, reused args", t_typed / t_reused, "<= 0.25",
-         t_typed / t_reused <= 0.25),
-        ("typed add(i64, i64) / Python function call", t_typed / t_python, "<= 3",
-         t_typed / t_python <= 3),
-        ("typed memref<?xf32> call / descriptor + invoke", t_typed_memref / t_upstream_memref,
-         "<= 1/10 (0.1)", t_typed_memref / t_upstream_memref <= 0.1),
-        ("typed memref<?xf32> call / lookup once, cached desc.",
-         t_typed_memref / t_reused_memref, "<= 0.15", t_typed_memref / t_reused_memref <= 0.15),
-        ("typed callback / ctypes CFUNCTYPE callback", t_typed_callback / t_ctypes_callback,
-         "<= 0.8", t_typed_callback / t_ctypes_callback <= 0.8),
+        (
+            "typed add(i64, i64) / upstream invoke",
+            t_typed / t_upstream,
+            "<= 1/15 (0.067)",
+            t_typed / t_upstream <= 1 / 15,
+        ),
+        (
+            "typed add(i64, i64) / lookup once, reused args",
+            t_typed / t_reused,
+            "<= 0.25",
+            t_typed / t_reused <= 0.25,
+        ),
+        (
+            "typed add(i64, i64) / Python function call",
+            t_typed / t_python,
+            "<= 3",
+            t_typed / t_python <= 3,
+        ),
+        (
+            "typed memref<?xf32> call / descriptor + invoke",
+            t_typed_memref / t_upstream_memref,
+            "<= 1/10 (0.1)",
+            t_typed_memref / t_upstream_memref <= 0.1,
+        ),
+        (
+            "typed memref<?xf32> call / lookup once, cached desc.",
+            t_typed_memref / t_reused_memref,
+            "<= 0.15",
+            t_typed_memref / t_reused_memref <= 0.15,
+        ),
+        (
+            "typed callback / ctypes CFUNCTYPE callback",
+            t_typed_callback / t_ctypes_callback,
+            "<= 0.8",
+            t_typed_callback / t_ctypes_callback <= 0.8,
+        ),
     ]
     if SHORT:
         print("short run (smoke test): the figures below mean nothing")
@@ -170,13 +194,18 @@ def main():
     for name, ratio, goal, met in rows:
         print(f"{name:52} {ratio:8.3f}  {goal}  {'met' if met else 'NOT MET'}")
     print()
-    print("per call: typed add %.0f ns, upstream add %.0f ns (invoke), %.0f ns (reused), "
-          "Python add %.0f ns" % (t_typed * 1e9, t_upstream * 1e9, t_reused * 1e9,
-                                  t_python * 1e9))
-    print("per call: typed memref %.0f ns, upstream memref %.0f ns (invoke), %.0f ns (reused)" % (
-        t_typed_memref * 1e9, t_upstream_memref * 1e9, t_reused_memref * 1e9))
-    print("per callback: typed %.0f ns, ctypes %.0f ns" % (
-        t_typed_callback * 1e9, t_ctypes_callback * 1e9))
+    print(
+        "per call: typed add %.0f ns, upstream add %.0f ns (invoke), %.0f ns (reused), "
+        "Python add %.0f ns" % (t_typed * 1e9, t_upstream * 1e9, t_reused * 1e9, t_python * 1e9)
+    )
+    print(
+        "per call: typed memref %.0f ns, upstream memref %.0f ns (invoke), %.0f ns (reused)"
+        % (t_typed_memref * 1e9, t_upstream_memref * 1e9, t_reused_memref * 1e9)
+    )
+    print(
+        "per callback: typed %.0f ns, ctypes %.0f ns"
+        % (t_typed_callback * 1e9, t_ctypes_callback * 1e9)
+    )
 
 
 if __name__ == "__main__":

@@ -37,9 +37,7 @@ def main() -> None:
         engine.register_runtime("some_callback_into_python", some_callback_into_python)
 
         a, b, result = ctypes.c_float(42.0), ctypes.c_int(2), ctypes.c_float()
-        engine.invoke(
-            "callback_test", ctypes.pointer(a), ctypes.pointer(b), ctypes.pointer(result)
-        )
+        engine.invoke("callback_test", ctypes.pointer(a), ctypes.pointer(b), ctypes.pointer(result))
         print(f"callback_test({a.value}, {b.value}) = {result.value}")
 
 

@@ -22,7 +22,7 @@ config.environment["PATH"] = os.pathsep.join(tool_dirs + [os.environ["PATH"]])
 # Files named by the test target (`env` of lit_test), by absolute path.
 for param, value in lit_config.params.items():
     if param.startswith("env."):
-        config.environment[param[len("env."):]] = os.path.realpath(value)
+        config.environment[param[len("env.") :]] = os.path.realpath(value)
 
 # Python tests import the `mlir` package and numpy from Bazel's PYTHONPATH.
 # The settings of test/sanitized.sh (`--config=asan`) pass through.
@@ -49,9 +49,7 @@ for name in [
 # with suppressions for what CPython keeps until exit by design. Options given
 # in the environment come last.
 if os.environ.get("MLIR_LEAK_CHECK") == "1":
-    suppressions = os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "lsan_suppressions.txt"
-    )
+    suppressions = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lsan_suppressions.txt")
     config.environment["ASAN_OPTIONS"] = ":".join(
         filter(None, [os.environ.get("ASAN_OPTIONS"), "detect_leaks=1"])
     )

@@ -320,8 +320,7 @@ class JitModule:
         if name not in state.declarations:
             raise ValueError(
                 f"cannot register callback '{name}': the module declares no "
-                f"func.func private @{name}; declared: "
-                + (", ".join(state.declarations) or "none")
+                f"func.func private @{name}; declared: " + (", ".join(state.declarations) or "none")
             )
         if not callable(fn):
             raise TypeError(f"callback '{name}' must be callable, got {type(fn).__name__}")

@@ -1,4 +1,5 @@
-//===- execution_engine.c - Test for the C bindings of the JIT -------------===//
+//===- execution_engine.c - Test for the C bindings of the JIT
+//-------------===//
 //
 // RUN: execution_engine_test 2>%t.stderr | FileCheck %s
 // Failures are reported as values, never on stderr: it stays empty.
@@ -54,9 +55,9 @@ static MlirModule parseModule(MlirContext ctx, const char *source, int lower) {
   if (!lower)
     return module;
   MlirPassManager pm = mlirPassManagerCreate(ctx);
-  MlirLogicalResult parsed = mlirParsePassPipeline(
-      mlirPassManagerGetAsOpPassManager(pm), str(kLowering), printToStdout,
-      NULL);
+  MlirLogicalResult parsed =
+      mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
+                            str(kLowering), printToStdout, NULL);
   if (mlirLogicalResultIsFailure(parsed) ||
       mlirLogicalResultIsFailure(
           mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module)))) {
@@ -130,8 +131,8 @@ static const char *kCallbackModule =
 void testRegisterSymbol(MlirContext ctx) {
   printf("testRegisterSymbol\n");
   MlirModule module = parseModule(ctx, kCallbackModule, 1);
-  MlirExecutionEngine jit =
-      requireEngine(mlirExecutionEngineCreate(module, 2, 0, NULL, false, false));
+  MlirExecutionEngine jit = requireEngine(
+      mlirExecutionEngineCreate(module, 2, 0, NULL, false, false));
 
   // The declarations' types, for checking what is registered for them.
   // CHECK: declared: !llvm.func<f32 (f32, i32)> (found: 1)
@@ -150,15 +151,17 @@ void testRegisterSymbol(MlirContext ctx) {
       (void *)someCallbackIntoPython);
 
   // A second registration, or one for a name the module defines, fails.
-  // CHECK: duplicate: cannot register symbol '_mlir_ciface_some_callback_into_python': it is already registered with this engine
+  // CHECK: duplicate: cannot register symbol
+  // '_mlir_ciface_some_callback_into_python': it is already registered with
+  // this engine
   printf("duplicate: ");
   MlirLogicalResult status = mlirExecutionEngineRegisterSymbolChecked(
       jit, str("_mlir_ciface_some_callback_into_python"),
       (void *)someCallbackIntoPython, printToStdout, NULL);
   // CHECK-SAME: (failed: 1)
   printf(" (failed: %d)\n", mlirLogicalResultIsFailure(status));
-  // CHECK: defined: cannot register symbol 'callback_test': the module already defines it
-  // CHECK-SAME: (failed: 1)
+  // CHECK: defined: cannot register symbol 'callback_test': the module already
+  // defines it CHECK-SAME: (failed: 1)
   printf("defined: ");
   status = mlirExecutionEngineRegisterSymbolChecked(
       jit, str("callback_test"), (void *)someCallbackIntoPython, printToStdout,
@@ -175,8 +178,8 @@ void testRegisterSymbol(MlirContext ctx) {
          mlirLogicalResultIsSuccess(status));
 
   // Once compiled, a new symbol could not be used any more.
-  // CHECK: late: cannot register symbol 'late': the module has already been compiled
-  // CHECK-SAME: (failed: 1)
+  // CHECK: late: cannot register symbol 'late': the module has already been
+  // compiled CHECK-SAME: (failed: 1)
   printf("late: ");
   status = mlirExecutionEngineRegisterSymbolChecked(
       jit, str("late"), (void *)someCallbackIntoPython, printToStdout, NULL);
@@ -189,13 +192,14 @@ void testRegisterSymbol(MlirContext ctx) {
 void testMissingSymbol(MlirContext ctx) {
   printf("testMissingSymbol\n");
   MlirModule module = parseModule(ctx, kCallbackModule, 1);
-  MlirExecutionEngine jit =
-      requireEngine(mlirExecutionEngineCreate(module, 2, 0, NULL, false, false));
-  // CHECK: symbols used by the module are neither defined nor registered: _mlir_ciface_some_callback_into_python; register them
+  MlirExecutionEngine jit = requireEngine(
+      mlirExecutionEngineCreate(module, 2, 0, NULL, false, false));
+  // CHECK: symbols used by the module are neither defined nor registered:
+  // _mlir_ciface_some_callback_into_python; register them
   printf("lookup: ");
-  void *fn = mlirExecutionEngineLookupChecked(jit, str("callback_test"),
-                                              /*packed=*/true, printToStdout,
-                                              NULL);
+  void *fn =
+      mlirExecutionEngineLookupChecked(jit, str("callback_test"),
+                                       /*packed=*/true, printToStdout, NULL);
   // CHECK: (null: 1)
   printf(" (null: %d)\n", fn == NULL);
   // Nothing was compiled: registering the symbol now repairs the engine.
@@ -218,8 +222,8 @@ void testMissingSymbol(MlirContext ctx) {
 void testUntranslatableModule(MlirContext ctx) {
   printf("testUntranslatableModule\n");
   // Not lowered: func.func cannot be translated to LLVM IR.
-  MlirModule module = parseModule(
-      ctx, "func.func @f() { return }", /*lower=*/0);
+  MlirModule module =
+      parseModule(ctx, "func.func @f() { return }", /*lower=*/0);
   MlirExecutionEngine jit = mlirExecutionEngineCreateChecked(
       module, 2, 0, NULL, false, false, printToStdout, NULL);
   // CHECK: could not convert to LLVM IR
@@ -240,15 +244,15 @@ void testUntranslatableModule(MlirContext ctx) {
                                          printToStdout, NULL);
   printf(" (null: %d)\n", mlirExecutionEngineIsNull(jit));
   // A NUL would make the file calls use a shorter path.
-  // CHECK: sharedLibNul: cannot load shared library '/tmp\0...': the path contains a NUL character
-  // CHECK-SAME: (null: 1)
+  // CHECK: sharedLibNul: cannot load shared library '/tmp\0...': the path
+  // contains a NUL character CHECK-SAME: (null: 1)
   printf("sharedLibNul: ");
   MlirStringRef withNul = mlirStringRefCreate("/tmp\0/libfoo.so", 15);
   jit = mlirExecutionEngineCreateChecked(module, 2, 1, &withNul, false, false,
                                          printToStdout, NULL);
   printf(" (null: %d)\n", mlirExecutionEngineIsNull(jit));
-  // CHECK: sharedLibDirectory: cannot load shared library '/tmp': it is a directory
-  // CHECK-SAME: (null: 1)
+  // CHECK: sharedLibDirectory: cannot load shared library '/tmp': it is a
+  // directory CHECK-SAME: (null: 1)
   printf("sharedLibDirectory: ");
   MlirStringRef directory = str("/tmp");
   jit = mlirExecutionEngineCreateChecked(module, 2, 1, &directory, false, false,
@@ -284,9 +288,10 @@ void testDumpToObjectFile(MlirContext ctx) {
   mlirExecutionEngineDestroy(jit);
 
   // Without enableObjectDump there is nothing to dump.
-  jit = requireEngine(mlirExecutionEngineCreate(module, 3, 0, NULL, false, false));
-  // CHECK: cannot dump object code: the engine was created without enabling object dumps
-  // CHECK-SAME: (failed: 1)
+  jit = requireEngine(
+      mlirExecutionEngineCreate(module, 3, 0, NULL, false, false));
+  // CHECK: cannot dump object code: the engine was created without enabling
+  // object dumps CHECK-SAME: (failed: 1)
   status = mlirExecutionEngineDumpToObjectFileChecked(jit, str(path),
                                                       printToStdout, NULL);
   printf(" (failed: %d)\n", mlirLogicalResultIsFailure(status));
@@ -310,8 +315,8 @@ void testInitialize(MlirContext ctx) {
       "  llvm.return\n"
       "}",
       0);
-  MlirExecutionEngine jit =
-      requireEngine(mlirExecutionEngineCreate(module, 2, 0, NULL, false, false));
+  MlirExecutionEngine jit = requireEngine(
+      mlirExecutionEngineCreate(module, 2, 0, NULL, false, false));
   mlirExecutionEngineRegisterSymbol(jit, str("count_ctor_call"),
                                     (void *)countCtorCall);
   // CHECK: after create: 0

@@ -14,7 +14,9 @@ func.func @callback_test(%arg0: f32, %arg1: i32) -> f32 attributes { llvm.emit_c
 }
 func.func private @some_callback_into_python(f32, i32) -> f32 attributes { llvm.emit_c_interface }
 """
-LOWER_TO_LLVM = "builtin.module(convert-func-to-llvm,convert-arith-to-llvm,reconcile-unrealized-casts)"
+LOWER_TO_LLVM = (
+    "builtin.module(convert-func-to-llvm,convert-arith-to-llvm,reconcile-unrealized-casts)"
+)
 
 
 @ctypes.CFUNCTYPE(ctypes.c_float, ctypes.c_float, ctypes.c_int)
@@ -30,7 +32,9 @@ class EmbeddedPythonTest(unittest.TestCase):
             engine = ExecutionEngine(module)
             engine.register_runtime("some_callback_into_python", some_callback_into_python)
             a, b, result = ctypes.c_float(42.0), ctypes.c_int(2), ctypes.c_float()
-            engine.invoke("callback_test", ctypes.pointer(a), ctypes.pointer(b), ctypes.pointer(result))
+            engine.invoke(
+                "callback_test", ctypes.pointer(a), ctypes.pointer(b), ctypes.pointer(result)
+            )
         self.assertEqual(result.value, 44.0)
 
 

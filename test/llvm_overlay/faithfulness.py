@@ -21,9 +21,11 @@ def our_targets():
     """package:name -> facts, from evaluating the generated overlay BUILD files."""
     targets = {}
     for package in ["llvm", "mlir"]:
+
         def rule(kind):
             def record(name, **attrs):
                 targets["%s:%s" % (package, name)] = dict(attrs, kind=kind)
+
             return record
 
         scope = {
@@ -47,8 +49,14 @@ def facts(target):
     if target["kind"] == "filegroup":
         (src,) = target["srcs"]
         shared = src.startswith("lib/")
-        return {"rule": "cc_binary", "linkshared": shared, "alwayslink": False,
-                "testonly": bool(target.get("testonly")), "hdrs": [], "textual_hdrs": []}
+        return {
+            "rule": "cc_binary",
+            "linkshared": shared,
+            "alwayslink": False,
+            "testonly": bool(target.get("testonly")),
+            "hdrs": [],
+            "textual_hdrs": [],
+        }
     return {
         "rule": target["kind"],
         "alwayslink": bool(target.get("alwayslink")),
@@ -99,8 +107,10 @@ def unknown_labels(paths):
                 if name == "BUILD" and path.endswith("llvm_overlay/BUILD"):
                     continue
                 if "%s:%s" % (package, name) not in UPSTREAM:
-                    errors.append("@llvm-project//%s:%s, in %s, is not in upstream's overlay"
-                                  % (package, name, path))
+                    errors.append(
+                        "@llvm-project//%s:%s, in %s, is not in upstream's overlay"
+                        % (package, name, path)
+                    )
     return errors
 
 

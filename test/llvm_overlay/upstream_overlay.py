@@ -34,8 +34,14 @@ def _capi(name, hdrs):
 
 
 def _shared_library():
-    return {"rule": "cc_binary", "linkshared": True, "alwayslink": False,
-            "testonly": False, "hdrs": [], "textual_hdrs": []}
+    return {
+        "rule": "cc_binary",
+        "linkshared": True,
+        "alwayslink": False,
+        "testonly": False,
+        "hdrs": [],
+        "textual_hdrs": [],
+    }
 
 
 UPSTREAM = {
@@ -63,81 +69,107 @@ UPSTREAM = {
     ),
     # approximate: upstream adds a few llvm-c Orc headers.
     "llvm:OrcJIT": _lib(hdrs=["include/llvm/ExecutionEngine/Orc/*.h"]),
-    "llvm:FileCheck": {"rule": "cc_binary", "linkshared": False, "alwayslink": False,
-                       "testonly": True, "hdrs": [], "textual_hdrs": []},
+    "llvm:FileCheck": {
+        "rule": "cc_binary",
+        "linkshared": False,
+        "alwayslink": False,
+        "testonly": True,
+        "hdrs": [],
+        "textual_hdrs": [],
+    },
     # mlir/BUILD.bazel
-    "mlir:IR": _lib(hdrs=[
-        "include/mlir/IR/*.h",
-        "include/mlir/IR/PDLPatternMatch.h.inc",
-        "include/mlir/Interfaces/CallInterfaces.h",
-        "include/mlir/Interfaces/FoldInterfaces.h",
-    ]),
+    "mlir:IR": _lib(
+        hdrs=[
+            "include/mlir/IR/*.h",
+            "include/mlir/IR/PDLPatternMatch.h.inc",
+            "include/mlir/Interfaces/CallInterfaces.h",
+            "include/mlir/Interfaces/FoldInterfaces.h",
+        ]
+    ),
     # approximate: upstream excludes the other LLVM-IR-like dialects' headers
     # (NVVM, ROCDL, ...).
     "mlir:LLVMDialect": _lib(hdrs=["include/mlir/Dialect/LLVMIR/*.h"]),
-    "mlir:ToLLVMIRTranslation": _lib(hdrs=[
-        "include/mlir/Target/LLVMIR/Export.h",
-        "include/mlir/Target/LLVMIR/LLVMTranslationInterface.h",
-        "include/mlir/Target/LLVMIR/ModuleTranslation.h",
-        "include/mlir/Target/LLVMIR/TypeToLLVM.h",
-    ]),
-    "mlir:BuiltinToLLVMIRTranslation": _lib(hdrs=[
-        "include/mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h",
-    ]),
-    "mlir:LLVMToLLVMIRTranslation": _lib(hdrs=[
-        "include/mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h",
-    ]),
-    "mlir:OpenMPToLLVMIRTranslation": _lib(hdrs=[
-        "include/mlir/Target/LLVMIR/Dialect/OpenMP/*.h",
-    ]),
-    "mlir:ExecutionEngine": _lib(hdrs=[
-        "include/mlir/ExecutionEngine/ExecutionEngine.h",
-        "include/mlir/ExecutionEngine/MemRefUtils.h",
-    ]),
+    "mlir:ToLLVMIRTranslation": _lib(
+        hdrs=[
+            "include/mlir/Target/LLVMIR/Export.h",
+            "include/mlir/Target/LLVMIR/LLVMTranslationInterface.h",
+            "include/mlir/Target/LLVMIR/ModuleTranslation.h",
+            "include/mlir/Target/LLVMIR/TypeToLLVM.h",
+        ]
+    ),
+    "mlir:BuiltinToLLVMIRTranslation": _lib(
+        hdrs=[
+            "include/mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h",
+        ]
+    ),
+    "mlir:LLVMToLLVMIRTranslation": _lib(
+        hdrs=[
+            "include/mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h",
+        ]
+    ),
+    "mlir:OpenMPToLLVMIRTranslation": _lib(
+        hdrs=[
+            "include/mlir/Target/LLVMIR/Dialect/OpenMP/*.h",
+        ]
+    ),
+    "mlir:ExecutionEngine": _lib(
+        hdrs=[
+            "include/mlir/ExecutionEngine/ExecutionEngine.h",
+            "include/mlir/ExecutionEngine/MemRefUtils.h",
+        ]
+    ),
     "mlir:ExecutionEngineUtils": _lib(hdrs=["include/mlir/ExecutionEngine/OptUtils.h"]),
-    **_capi("mlir:CAPIIR", [
-        "include/mlir-c/AffineExpr.h",
-        "include/mlir-c/AffineMap.h",
-        "include/mlir-c/BuiltinAttributes.h",
-        "include/mlir-c/BuiltinTypes.h",
-        "include/mlir-c/Diagnostics.h",
-        "include/mlir-c/Dialect/Func.h",
-        "include/mlir-c/Dialect/IRDL.h",
-        "include/mlir-c/ExecutionEngine.h",
-        "include/mlir-c/IR.h",
-        "include/mlir-c/IntegerSet.h",
-        "include/mlir-c/Interfaces.h",
-        "include/mlir-c/Pass.h",
-        "include/mlir-c/RegisterEverything.h",
-        "include/mlir-c/Rewrite.h",
-        "include/mlir-c/Support.h",
-        "include/mlir/CAPI/AffineExpr.h",
-        "include/mlir/CAPI/AffineMap.h",
-        "include/mlir/CAPI/Diagnostics.h",
-        "include/mlir/CAPI/IR.h",
-        "include/mlir/CAPI/IntegerSet.h",
-        "include/mlir/CAPI/Interfaces.h",
-        "include/mlir/CAPI/Pass.h",
-        "include/mlir/CAPI/Registration.h",
-        "include/mlir/CAPI/Rewrite.h",
-        "include/mlir/CAPI/Support.h",
-        "include/mlir/CAPI/Utils.h",
-        "include/mlir/CAPI/Wrap.h",
-    ]),
+    **_capi(
+        "mlir:CAPIIR",
+        [
+            "include/mlir-c/AffineExpr.h",
+            "include/mlir-c/AffineMap.h",
+            "include/mlir-c/BuiltinAttributes.h",
+            "include/mlir-c/BuiltinTypes.h",
+            "include/mlir-c/Diagnostics.h",
+            "include/mlir-c/Dialect/Func.h",
+            "include/mlir-c/Dialect/IRDL.h",
+            "include/mlir-c/ExecutionEngine.h",
+            "include/mlir-c/IR.h",
+            "include/mlir-c/IntegerSet.h",
+            "include/mlir-c/Interfaces.h",
+            "include/mlir-c/Pass.h",
+            "include/mlir-c/RegisterEverything.h",
+            "include/mlir-c/Rewrite.h",
+            "include/mlir-c/Support.h",
+            "include/mlir/CAPI/AffineExpr.h",
+            "include/mlir/CAPI/AffineMap.h",
+            "include/mlir/CAPI/Diagnostics.h",
+            "include/mlir/CAPI/IR.h",
+            "include/mlir/CAPI/IntegerSet.h",
+            "include/mlir/CAPI/Interfaces.h",
+            "include/mlir/CAPI/Pass.h",
+            "include/mlir/CAPI/Registration.h",
+            "include/mlir/CAPI/Rewrite.h",
+            "include/mlir/CAPI/Support.h",
+            "include/mlir/CAPI/Utils.h",
+            "include/mlir/CAPI/Wrap.h",
+        ],
+    ),
     **_capi("mlir:CAPIConversion", ["include/mlir-c/Conversion.h"]),
     **_capi("mlir:CAPIDebug", ["include/mlir-c/Debug.h"]),
     **_capi("mlir:CAPIInterfaces", ["include/mlir-c/Interfaces.h"]),
     **_capi("mlir:CAPIRegisterEverything", ["include/mlir-c/RegisterEverything.h"]),
     **_capi("mlir:CAPITransforms", ["include/mlir-c/Transforms.h"]),
-    **_capi("mlir:CAPIExecutionEngine", [
-        "include/mlir-c/ExecutionEngine.h",
-        "include/mlir/CAPI/ExecutionEngine.h",
-    ]),
+    **_capi(
+        "mlir:CAPIExecutionEngine",
+        [
+            "include/mlir-c/ExecutionEngine.h",
+            "include/mlir/CAPI/ExecutionEngine.h",
+        ],
+    ),
     # Interop.h is here, not in CAPIIRHeaders.
-    "mlir:MLIRBindingsPythonHeaders": _lib(textual_hdrs=[
-        "include/mlir-c/Bindings/Python/*.h",
-        "include/mlir/Bindings/Python/*.h",
-    ]),
+    "mlir:MLIRBindingsPythonHeaders": _lib(
+        textual_hdrs=[
+            "include/mlir-c/Bindings/Python/*.h",
+            "include/mlir/Bindings/Python/*.h",
+        ]
+    ),
     # The runner libraries' cc_library targets (mlir_c_runner_utils, an alias
     # of _mlir_c_runner_utils) produce several files; these produce the .so.
     "mlir:libmlir_c_runner_utils.so": _shared_library(),

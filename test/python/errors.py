@@ -101,9 +101,7 @@ with Context():
     # CHECK-LABEL: CASE: invalid module
     # CHECK: MLIRError: Unable to parse module assembly:
     # CHECK-NEXT: error: {{.*}}'func.return' op has 0 operands, but enclosing function (@f) returns 1
-    expect_error(
-        "invalid module", lambda: Module.parse("func.func @f() -> i32 { return }")
-    )
+    expect_error("invalid module", lambda: Module.parse("func.func @f() -> i32 { return }"))
 
     # CHECK-LABEL: CASE: type syntax error
     # CHECK: MLIRError: Unable to parse type: 'memref<?x'
@@ -131,9 +129,7 @@ with Context():
     # A message quoting input that is not UTF-8 keeps its message.
     # CHECK-LABEL: CASE: pass pipeline not UTF-8
     # CHECK: ValueError: {{.*}}\x80
-    expect_error(
-        "pass pipeline not UTF-8", lambda: PassManager.parse(b"builtin.module(\x80)")
-    )
+    expect_error("pass pipeline not UTF-8", lambda: PassManager.parse(b"builtin.module(\x80)"))
 
     # CHECK-LABEL: CASE: invalid pass option
     # CHECK: ValueError: failed to add `canonicalize` with options `max-iterations=x`: for the --max-iterations option: 'x' value invalid for long argument!
@@ -144,9 +140,7 @@ with Context():
 
     # CHECK-LABEL: CASE: run on a non-operation
     # CHECK: TypeError: expected an Operation or a Module, got <class 'str'>
-    expect_error(
-        "run on a non-operation", lambda: PassManager.parse(LOWERING).run("module")
-    )
+    expect_error("run on a non-operation", lambda: PassManager.parse(LOWERING).run("module"))
 
     # CHECK-LABEL: CASE: pass failure
     # CHECK: MLIRError: Failure while executing pass pipeline:
@@ -167,9 +161,7 @@ with Context():
 
     # CHECK-LABEL: CASE: optimization level
     # CHECK: RuntimeError: Failure while creating the ExecutionEngine. optimization level 7 is out of range: use 0, 1, 2 or 3
-    expect_error(
-        "optimization level", lambda: ExecutionEngine(lowered(ADD), opt_level=7)
-    )
+    expect_error("optimization level", lambda: ExecutionEngine(lowered(ADD), opt_level=7))
 
     # CHECK-LABEL: CASE: unloadable shared library
     # CHECK: RuntimeError: Failure while creating the ExecutionEngine. cannot load shared library '/nonexistent/libfoo.so': no such file; give the library file's path
@@ -233,7 +225,9 @@ with Context():
 
     # CHECK-LABEL: CASE: lookup of a name that is not a str
     # CHECK: TypeError: the function name must be a str, got bytes
-    expect_error("lookup of a name that is not a str", lambda: ExecutionEngine(lowered(ADD)).lookup(b"add"))
+    expect_error(
+        "lookup of a name that is not a str", lambda: ExecutionEngine(lowered(ADD)).lookup(b"add")
+    )
 
     # A second owner of a live pass manager would destroy it twice.
     # CHECK-LABEL: CASE: PassManager from the capsule of a live one
@@ -386,27 +380,23 @@ with Context():
     # CHECK: ValueError: callback for 'hook' is a null pointer
     expect_error(
         "null runtime",
-        lambda: ExecutionEngine(lowered(CALLBACK)).raw_register_runtime(
-            "hook", ctypes.c_void_p(0)
-        ),
+        lambda: ExecutionEngine(lowered(CALLBACK)).raw_register_runtime("hook", ctypes.c_void_p(0)),
     )
 
     # CHECK-LABEL: CASE: dump without object dumps
     # CHECK: RuntimeError: Failure while dumping the object file: cannot dump object code: the engine was created without enabling object dumps
     expect_error(
         "dump without object dumps",
-        lambda: ExecutionEngine(
-            lowered(ADD), enable_object_dump=False
-        ).dump_to_object_file(os.path.join(tempfile.gettempdir(), "unused.o")),
+        lambda: ExecutionEngine(lowered(ADD), enable_object_dump=False).dump_to_object_file(
+            os.path.join(tempfile.gettempdir(), "unused.o")
+        ),
     )
 
     # CHECK-LABEL: CASE: dump to an unwritable path
     # CHECK: RuntimeError: Failure while dumping the object file: cannot write object file '/nonexistent/dir/add.o': No such file or directory
     expect_error(
         "dump to an unwritable path",
-        lambda: ExecutionEngine(lowered(ADD)).dump_to_object_file(
-            "/nonexistent/dir/add.o"
-        ),
+        lambda: ExecutionEngine(lowered(ADD)).dump_to_object_file("/nonexistent/dir/add.o"),
     )
 
     # CHECK-LABEL: CASE: released engine
@@ -449,8 +439,10 @@ with Context():
     # CHECK: ValueError: the attribute belongs to another Context
     expect_error(
         "attribute of another context",
-        lambda: Module.parse("func.func private @f()").body.operations[0].attributes.__setitem__(
-            "sym_name", inner_attr
+        lambda: (
+            Module.parse("func.func private @f()")
+            .body.operations[0]
+            .attributes.__setitem__("sym_name", inner_attr)
         ),
     )
 

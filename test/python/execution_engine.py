@@ -181,8 +181,9 @@ func.func private @triple_plus_one(i64) -> i64 attributes { llvm.emit_c_interfac
         # CHECK: callback alive: True
         log("callback alive:", callback_ref() is not None)
         # Overwrite the trampoline's memory if it were freed.
-        garbage = [ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)(lambda x: -x)
-                   for _ in range(100)]
+        garbage = [
+            ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)(lambda x: -x) for _ in range(100)
+        ]
         arg = ctypes.c_int64(5)
         res = ctypes.c_int64(0)
         execution_engine.invoke("compute", ctypes.pointer(arg), ctypes.pointer(res))
@@ -311,9 +312,7 @@ run(testUnrankedMemRefCallback)
 # A callback receives a ranked memref.
 # CHECK-LABEL: TEST: testRankedMemRefCallback
 def testRankedMemRefCallback():
-    @ctypes.CFUNCTYPE(
-        None, ctypes.POINTER(make_nd_memref_descriptor(2, ctypes.c_float))
-    )
+    @ctypes.CFUNCTYPE(None, ctypes.POINTER(make_nd_memref_descriptor(2, ctypes.c_float)))
     def callback(a):
         arr = ranked_memref_to_numpy(a)
         log("Inside Callback: ")
@@ -356,9 +355,7 @@ run(testRankedMemRefCallback)
 # A callback receives a ranked memref whose offset is not zero.
 # CHECK-LABEL: TEST: testRankedMemRefWithOffsetCallback
 def testRankedMemRefWithOffsetCallback():
-    @ctypes.CFUNCTYPE(
-        None, ctypes.POINTER(make_nd_memref_descriptor(1, ctypes.c_float))
-    )
+    @ctypes.CFUNCTYPE(None, ctypes.POINTER(make_nd_memref_descriptor(1, ctypes.c_float)))
     def callback(a):
         log("offset:", a[0].offset)
         arr = ranked_memref_to_numpy(a)
@@ -750,9 +747,7 @@ func.func @main() attributes { llvm.emit_c_interface } {
 }
 """
             )
-            execution_engine = ExecutionEngine(
-                lowerToLLVM(module), opt_level=3, enable_pic=True
-            )
+            execution_engine = ExecutionEngine(lowerToLLVM(module), opt_level=3, enable_pic=True)
             # CHECK: Object file is empty: True
             log("Object file is empty:", os.path.getsize(object_path) == 0)
             execution_engine.dump_to_object_file(object_path)

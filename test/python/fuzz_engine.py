@@ -42,17 +42,22 @@ from mlir.runtime import get_ranked_memref_descriptor
 NULL_POINTERS_RAISE = True
 
 
-
 @successes(0.5)
 def batch_engine():
     """ExecutionEngine options, initialize, dump, lookups."""
     tmp = tempfile.mkdtemp()
     libs = st.lists(
         st.one_of(
-            st.sampled_from([
-                "/nonexistent/libfoo.so", "/", "/etc/hostname", "/dev/null",
-                os.environ["MLIR_C_RUNNER_UTILS"], os.environ["MLIR_RUNNER_UTILS"],
-            ]),
+            st.sampled_from(
+                [
+                    "/nonexistent/libfoo.so",
+                    "/",
+                    "/etc/hostname",
+                    "/dev/null",
+                    os.environ["MLIR_C_RUNNER_UTILS"],
+                    os.environ["MLIR_RUNNER_UTILS"],
+                ]
+            ),
             st.text(min_size=1, max_size=20).map(lambda s: "/nonexistent/" + s),
             scalars,
         ),
@@ -83,8 +88,9 @@ def batch_engine():
             if dump:
                 path = os.path.join(tmp, "out.o")
                 attempt("dump_to_object_file", engine.dump_to_object_file, path)
-                attempt("dump_to_object_file", engine.dump_to_object_file,
-                        "/nonexistent/" + name + ".o")
+                attempt(
+                    "dump_to_object_file", engine.dump_to_object_file, "/nonexistent/" + name + ".o"
+                )
             attempt("initialize", engine.initialize)
 
         test()
@@ -107,20 +113,26 @@ def batch_invoke():
             name = draw(st.one_of(st.sampled_from(names), st.text(max_size=10)))
             mode = draw(st.sampled_from(["right", "pointers", "values"]))
             if mode == "right" and name in names:
-                return name, mode, draw(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=3,
-                                                 max_size=3))
+                return (
+                    name,
+                    mode,
+                    draw(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=3, max_size=3)),
+                )
             if mode == "pointers" and name != "sum":
                 # Wrongly typed pointers read and write garbage, but only
                 # within the objects: it is not an error invoke can see.
                 count = draw(st.one_of(st.just(COUNTS.get(name, 0)), st.integers(0, 5)))
-                return name, mode, draw(st.lists(pointer_or_null, min_size=count,
-                                                 max_size=count))
+                return name, mode, draw(st.lists(pointer_or_null, min_size=count, max_size=count))
             values = draw(st.lists(st.one_of(any_value, ctypes_pointer()), max_size=5))
             # invoke takes what ctypes.cast takes, as upstream: ints, str and
             # bytes are addresses, and random ones would be written through.
             values = [0 if isinstance(v, (int, str, bytes)) else v for v in values]
-            if name == "sum" and len(values) == 2 and all(
-                isinstance(v, (ctypes._Pointer, ctypes.Array, ctypes.c_void_p)) for v in values
+            if (
+                name == "sum"
+                and len(values) == 2
+                and all(
+                    isinstance(v, (ctypes._Pointer, ctypes.Array, ctypes.c_void_p)) for v in values
+                )
             ):
                 values[0] = None  # a wrong descriptor would be read as one
             return name, "values", values
@@ -163,15 +175,31 @@ def batch_names():
     """Random names into register_runtime, raw_register_runtime and lookups
     on fresh engines; a registered hook makes `call` work."""
     names = st.one_of(
-        st.sampled_from(["hook", "call", "_mlir_ciface_hook", "_mlir_ciface_call", "_mlir_call",
-                         "", "\0", "a\0b", "x" * 5000, "\U0001f642", "\ud800"]),
+        st.sampled_from(
+            [
+                "hook",
+                "call",
+                "_mlir_ciface_hook",
+                "_mlir_ciface_call",
+                "_mlir_call",
+                "",
+                "\0",
+                "a\0b",
+                "x" * 5000,
+                "\U0001f642",
+                "\ud800",
+            ]
+        ),
         st.text(max_size=12),
     )
     steps = st.lists(
         st.one_of(
             st.tuples(st.just("register_runtime"), names),
-            st.tuples(st.just("raw_register_runtime"), names.map(harmless_symbol),
-                      st.sampled_from(["hook", "null", "int", "callable"])),
+            st.tuples(
+                st.just("raw_register_runtime"),
+                names.map(harmless_symbol),
+                st.sampled_from(["hook", "null", "int", "callable"]),
+            ),
             st.tuples(st.sampled_from(["lookup", "raw_lookup", "invoke"]), names),
             st.tuples(st.sampled_from(["call", "initialize"])),
         ),
@@ -193,8 +221,12 @@ def batch_names():
                 if step[0] == "register_runtime":
                     attempt("register_runtime", engine.register_runtime, step[1], HOOK)
                 elif step[0] == "raw_register_runtime":
-                    attempt("raw_register_runtime", engine.raw_register_runtime, step[1],
-                            raw_values[step[2]]())
+                    attempt(
+                        "raw_register_runtime",
+                        engine.raw_register_runtime,
+                        step[1],
+                        raw_values[step[2]](),
+                    )
                 elif step[0] == "lookup":
                     attempt("lookup", engine.lookup, step[1])
                 elif step[0] == "raw_lookup":
@@ -205,8 +237,9 @@ def batch_names():
                     attempt("initialize", engine.initialize)
                 else:
                     x, r = ctypes.c_int64(7), ctypes.c_int64()
-                    ok, _ = attempt("invoke", engine.invoke, "call", ctypes.pointer(x),
-                                    ctypes.pointer(r))
+                    ok, _ = attempt(
+                        "invoke", engine.invoke, "call", ctypes.pointer(x), ctypes.pointer(r)
+                    )
                     assert not ok or r.value == hook(7), r.value
 
         test()
@@ -252,8 +285,14 @@ def batch_callback_errors():
 
     paths = ["typed", "typed engine invoke", "typed engine lookup", "ctypes invoke"]
 
-    @fuzz(200, st.lists(st.tuples(st.sampled_from(paths), behaviours,
-                                  st.integers(-1000, 1000)), min_size=1, max_size=4))
+    @fuzz(
+        200,
+        st.lists(
+            st.tuples(st.sampled_from(paths), behaviours, st.integers(-1000, 1000)),
+            min_size=1,
+            max_size=4,
+        ),
+    )
     def test(calls):
         for path, behaviour, x in calls:
             outcome[0] = behaviour

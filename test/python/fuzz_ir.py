@@ -48,7 +48,6 @@ from mlir.runtime import (
 INHERENT_ATTRIBUTES_CHECKED = True
 
 
-
 @successes(0.1)
 def batch_parse():
     """Module.parse, Type.parse, Attribute.parse; walks what parses."""
@@ -77,17 +76,50 @@ def batch_parse():
 
 
 ATTRIBUTES = [
-    "unit", "1 : i32", "1.5 : f32", '"s"', "@sym", "[1, @f]", "{a = 1}", "i64", "(i64) -> i64",
-    "() -> ()", "(i64, i64) -> i64", "dense<1> : tensor<2xi64>", "array<i64: 1, 2>",
-    "#llvm.linkage<internal>", "affine_map<(d0) -> (d0)>", "loc(unknown)", '"private"',
-    '"public"', '"nested"', "[{}, {}]", "[{llvm.noalias}]", "0 : index", "true",
+    "unit",
+    "1 : i32",
+    "1.5 : f32",
+    '"s"',
+    "@sym",
+    "[1, @f]",
+    "{a = 1}",
+    "i64",
+    "(i64) -> i64",
+    "() -> ()",
+    "(i64, i64) -> i64",
+    "dense<1> : tensor<2xi64>",
+    "array<i64: 1, 2>",
+    "#llvm.linkage<internal>",
+    "affine_map<(d0) -> (d0)>",
+    "loc(unknown)",
+    '"private"',
+    '"public"',
+    '"nested"',
+    "[{}, {}]",
+    "[{llvm.noalias}]",
+    "0 : index",
+    "true",
 ]
 DISCARDABLE_ATTRIBUTES = ["llvm.emit_c_interface", "llvm.linkage", "test.x", "x"]
-ATTRIBUTE_NAMES = DISCARDABLE_ATTRIBUTES + [
-    "sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs", "value",
-    "callee", "overflowFlags", "fastmath", "predicate", "lowerBound", "operandSegmentSizes",
-    "name",
-] * INHERENT_ATTRIBUTES_CHECKED
+ATTRIBUTE_NAMES = (
+    DISCARDABLE_ATTRIBUTES
+    + [
+        "sym_name",
+        "function_type",
+        "sym_visibility",
+        "arg_attrs",
+        "res_attrs",
+        "value",
+        "callee",
+        "overflowFlags",
+        "fastmath",
+        "predicate",
+        "lowerBound",
+        "operandSegmentSizes",
+        "name",
+    ]
+    * INHERENT_ATTRIBUTES_CHECKED
+)
 
 
 def walk(block, ops):
@@ -105,9 +137,13 @@ def batch_mutate():
     verification, lowering and engines."""
     with Context():
         edits = st.lists(
-            st.tuples(st.integers(0, 100), st.sampled_from(ATTRIBUTE_NAMES),
-                      st.one_of(st.none(), st.sampled_from(ATTRIBUTES))),
-            min_size=1, max_size=3,
+            st.tuples(
+                st.integers(0, 100),
+                st.sampled_from(ATTRIBUTE_NAMES),
+                st.one_of(st.none(), st.sampled_from(ATTRIBUTES)),
+            ),
+            min_size=1,
+            max_size=3,
         )
 
         @fuzz(150, st.tuples(st.sampled_from(range(len(CORPUS))), edits))
@@ -120,8 +156,9 @@ def batch_mutate():
                 if value is None:
                     attempt("del attributes[]", op.attributes.__delitem__, name)
                 else:
-                    attempt("attributes[] =", op.attributes.__setitem__, name,
-                            Attribute.parse(value))
+                    attempt(
+                        "attributes[] =", op.attributes.__setitem__, name, Attribute.parse(value)
+                    )
             str(module)
             ok, _ = attempt("verify", module.operation.verify)
             if not ok:
@@ -160,10 +197,14 @@ def batch_api():
 
     with Context():
 
-        @fuzz(300, st.tuples(st.sampled_from(range(len(entry_points))),
-                             st.one_of(any_value, integer_widths, st.lists(integer_widths,
-                                                                          max_size=3)),
-                             any_value))
+        @fuzz(
+            300,
+            st.tuples(
+                st.sampled_from(range(len(entry_points))),
+                st.one_of(any_value, integer_widths, st.lists(integer_widths, max_size=3)),
+                any_value,
+            ),
+        )
         def test(case):
             index, x, y = case
             label, fn = entry_points[index]

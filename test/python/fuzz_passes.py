@@ -20,14 +20,17 @@ from mlir.ir import Context, Module
 from mlir.passmanager import PassManager
 
 
-
 @successes(0.4)
 def batch_pipeline():
     """PassManager.parse, add, run; engines for what lowers to LLVM."""
     with Context():
 
-        @fuzz(150, st.tuples(pipeline_text(), st.sampled_from(range(len(CORPUS))),
-                             st.booleans(), pipeline_text()))
+        @fuzz(
+            150,
+            st.tuples(
+                pipeline_text(), st.sampled_from(range(len(CORPUS))), st.booleans(), pipeline_text()
+            ),
+        )
         def test(case):
             text, index, engine, more = case
             ok, pm = attempt("PassManager.parse", PassManager.parse, text)

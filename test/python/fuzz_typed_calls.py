@@ -109,9 +109,14 @@ def nearest_bf16(value, x):
     return abs(Fraction(value) - Fraction(x)) <= abs(Fraction(through_f32) - Fraction(x))
 
 
-INT_BOUNDS = {"i1": (0, 1), "i8": (-(2**7), 2**7 - 1), "i16": (-(2**15), 2**15 - 1),
-              "i32": (-(2**31), 2**31 - 1), "i64": (-(2**63), 2**63 - 1),
-              "index": (-(2**63), 2**63 - 1)}
+INT_BOUNDS = {
+    "i1": (0, 1),
+    "i8": (-(2**7), 2**7 - 1),
+    "i16": (-(2**15), 2**15 - 1),
+    "i32": (-(2**31), 2**31 - 1),
+    "i64": (-(2**63), 2**63 - 1),
+    "index": (-(2**63), 2**63 - 1),
+}
 
 
 def int_values(kind):
@@ -130,9 +135,11 @@ def any_int_values(kind):
     return st.one_of(
         int_values(kind),
         st.sampled_from([low - 1, high + 1, 2**64, -(2**64)]),
-        st.builds(lambda t, v: t(v), st.sampled_from([np.int8, np.int32, np.int64, np.uint8,
-                                                     np.uint64, bool, np.bool_]),
-                  st.integers(0, 100)),
+        st.builds(
+            lambda t, v: t(v),
+            st.sampled_from([np.int8, np.int32, np.int64, np.uint8, np.uint64, bool, np.bool_]),
+            st.integers(0, 100),
+        ),
     )
 
 
@@ -142,19 +149,27 @@ float_values = st.one_of(
     st.floats(),
     st.floats(width=16),
     st.integers(-(2**40), 2**40),
-    st.builds(lambda t, v: t(v), st.sampled_from([np.float16, np.float32, np.float64]),
-              st.floats(width=16)),
+    st.builds(
+        lambda t, v: t(v),
+        st.sampled_from([np.float16, np.float32, np.float64]),
+        st.floats(width=16),
+    ),
 )
 any_float_values = st.one_of(
     float_values,
     st.integers(-(2**80), 2**80),
-    st.builds(lambda t, v: t(v), st.sampled_from([np.float16, np.float32, np.float64,
-                                                 np.longdouble]), st.floats()),
+    st.builds(
+        lambda t, v: t(v),
+        st.sampled_from([np.float16, np.float32, np.float64, np.longdouble]),
+        st.floats(),
+    ),
 )
 complex_values = st.one_of(
-    st.complex_numbers(), st.floats(),
-    st.builds(np.complex64, st.complex_numbers(allow_nan=False, allow_infinity=False,
-                                               max_magnitude=1e30)),
+    st.complex_numbers(),
+    st.floats(),
+    st.builds(
+        np.complex64, st.complex_numbers(allow_nan=False, allow_infinity=False, max_magnitude=1e30)
+    ),
 )
 any_complex_values = st.one_of(complex_values, any_float_values)
 
@@ -178,8 +193,12 @@ def array_values(dtype, rank, static_shape=None, strided=False):
         array = fill(np.zeros(shape, dtype, order="F" if fortran else "C"))
         return array[tuple(slice(None, None, step) for step in steps[: len(shape)])]
 
-    return st.builds(build, shapes, st.lists(st.sampled_from([1, 2, -1, -2]), min_size=rank,
-                                             max_size=rank), st.booleans())
+    return st.builds(
+        build,
+        shapes,
+        st.lists(st.sampled_from([1, 2, -1, -2]), min_size=rank, max_size=rank),
+        st.booleans(),
+    )
 
 
 def any_array_values(dtype, rank):
@@ -203,8 +222,10 @@ def any_array_values(dtype, rank):
     return st.builds(
         build,
         st.one_of(st.just(dtype), st.just(dtype), st.sampled_from(["float32", "int64", "int8"])),
-        st.one_of(st.lists(st.integers(0, 5), min_size=rank, max_size=rank),
-                  st.lists(st.integers(0, 4), max_size=3)).map(tuple),
+        st.one_of(
+            st.lists(st.integers(0, 5), min_size=rank, max_size=rank),
+            st.lists(st.integers(0, 4), max_size=3),
+        ).map(tuple),
         st.lists(st.sampled_from([1, 1, 2, -1, -2]), min_size=3, max_size=3),
         st.booleans(),
         st.booleans(),
@@ -287,7 +308,9 @@ def check_typed(name, args, value, callback_result):
         elif name == "call_multi":
             number, c = callback_result
             assert value[0] == int(number) and same_complex(value[1], complex(c)), (
-                value, callback_result)
+                value,
+                callback_result,
+            )
         else:
             raise AssertionError(f"no check for {name}")
 
@@ -334,9 +357,14 @@ def batch_typed():
             args.append(draw(any_value))
         elif change == "drop" and args:
             args.pop()
-        kwargs = draw(st.one_of(st.just({}), st.just({}), st.just({}),
-                                st.dictionaries(st.sampled_from(["a", "x"]), scalars,
-                                                max_size=1)))
+        kwargs = draw(
+            st.one_of(
+                st.just({}),
+                st.just({}),
+                st.just({}),
+                st.dictionaries(st.sampled_from(["a", "x"]), scalars, max_size=1),
+            )
+        )
         return name, args, kwargs, draw(any_callback_result), False
 
     kinds = {True: 0, False: 0}

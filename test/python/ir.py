@@ -201,12 +201,7 @@ def testTypes():
             hash(i32) == hash(IntegerType.get_signless(32)),
         )
         # CHECK: IndexType(index) F16Type(f16) BF16Type(bf16) F32Type(f32) F64Type(f64)
-        print(
-            *[
-                repr(Type.parse(t))
-                for t in ["index", "f16", "bf16", "f32", "f64"]
-            ]
-        )
+        print(*[repr(Type.parse(t)) for t in ["index", "f16", "bf16", "f32", "f64"]])
         # CHECK: index f16 bf16 f32 f64
         print(IndexType.get(), F16Type.get(), BF16Type.get(), F32Type.get(), F64Type.get())
         complex_type = Type.parse("complex<f64>")
@@ -243,9 +238,7 @@ def testTypes():
         print("strided:", strided.get_strides_and_offset(), "layout:", strided.layout)
         # CHECK: memref<3x?xf64>
         print(MemRefType.get([3, dynamic], F64Type.get()))
-        not_strided = Type.parse(
-            "memref<4x4xf32, affine_map<(d0, d1) -> (d0 floordiv 2, d1)>>"
-        )
+        not_strided = Type.parse("memref<4x4xf32, affine_map<(d0, d1) -> (d0 floordiv 2, d1)>>")
         try:
             not_strided.get_strides_and_offset()
         except ValueError as e:
@@ -327,9 +320,7 @@ def testAttributes():
         # CHECK: Attribute 42 : i32 type: i32
         print(type(integer).__name__, integer, "type:", integer.type)
         # CHECK: isinstance: True False
-        print(
-            "isinstance:", StringAttr.isinstance(string), TypeAttr.isinstance(string)
-        )
+        print("isinstance:", StringAttr.isinstance(string), TypeAttr.isinstance(string))
         # CHECK: equal: True
         print("equal:", string == StringAttr.get("hello"))
 
@@ -341,10 +332,7 @@ def testParseError():
     with Context():
         try:
             Module.parse(
-                "func.func @f() -> i32 {\n"
-                "  %c = arith.constant 1 : i64\n"
-                "  return %c : i32\n"
-                "}"
+                "func.func @f() -> i32 {\n  %c = arith.constant 1 : i64\n  return %c : i32\n}"
             )
         except MLIRError as e:
             # CHECK: Unable to parse module assembly:
@@ -430,16 +418,25 @@ def testAttributeMap():
         # CHECK: func.func private @f(i64) attributes {llvm.emit_c_interface}
         print(func)
         # CHECK: UnitAttr unit
-        print(type(func.attributes["llvm.emit_c_interface"]).__name__, func.attributes["llvm.emit_c_interface"])
+        print(
+            type(func.attributes["llvm.emit_c_interface"]).__name__,
+            func.attributes["llvm.emit_c_interface"],
+        )
         del attributes["llvm.emit_c_interface"]
         # CHECK: func.func private @f(i64){{$}}
         print(func)
         # CHECK: [NamedAttribute(function_type=(i64) -> ()), NamedAttribute(sym_name="f"), NamedAttribute(sym_visibility="private")]
         print(sorted((a for a in attributes), key=lambda a: a.name))
         # CHECK: StringAttr f
-        print(type(StringAttr(attributes["sym_name"])).__name__, StringAttr(attributes["sym_name"]).value)
+        print(
+            type(StringAttr(attributes["sym_name"])).__name__,
+            StringAttr(attributes["sym_name"]).value,
+        )
         # CHECK: FunctionType (i64) -> ()
-        print(type(TypeAttr(attributes["function_type"]).value).__name__, TypeAttr(attributes["function_type"]).value)
+        print(
+            type(TypeAttr(attributes["function_type"]).value).__name__,
+            TypeAttr(attributes["function_type"]).value,
+        )
         try:
             StringAttr(attributes["function_type"])
         except ValueError as e:
@@ -453,7 +450,11 @@ def testAttributeMap():
         # CHECK: memref<2x?xf32, strided<[?, 1]>, 1> memref<*xi8, 1>
         space = Attribute.parse("1")
         print(
-            MemRefType.get([2, MemRefType.get_dynamic_size()], F32Type.get(), Attribute.parse("strided<[?, 1]>"), space),
+            MemRefType.get(
+                [2, MemRefType.get_dynamic_size()],
+                F32Type.get(),
+                Attribute.parse("strided<[?, 1]>"),
+                space,
+            ),
             UnrankedMemRefType.get(IntegerType.get_signless(8), space),
         )
-

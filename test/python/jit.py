@@ -30,8 +30,18 @@ def run(f):
 class MallInfo2(ctypes.Structure):
     _fields_ = [
         (name, ctypes.c_size_t)
-        for name in ["arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks",
-                     "uordblks", "fordblks", "keepcost"]
+        for name in [
+            "arena",
+            "ordblks",
+            "smblks",
+            "hblks",
+            "hblkhd",
+            "usmblks",
+            "fsmblks",
+            "uordblks",
+            "fordblks",
+            "keepcost",
+        ]
     ]
 
 
@@ -97,7 +107,11 @@ def testScalarTypes():
     # CHECK: -128 127 -32768
     print(module.id_i8(-128), module.id_i8(127), module.id_i16(-32768))
     # CHECK: -1 9223372036854775807 42
-    print(module.add_i32(2**31 - 1, -(2**31)), module.add_i64(2**62, 2**62 - 1), module.add_index(40, 2))
+    print(
+        module.add_i32(2**31 - 1, -(2**31)),
+        module.add_i64(2**62, 2**62 - 1),
+        module.add_index(40, 2),
+    )
     # CHECK: 0.75 1.5 7.5
     print(module.half_f16(1.5), module.id_bf16(1.5), module.mul_f32(2.5, 3))
     # CHECK: 1.4142135623730951
@@ -661,13 +675,17 @@ def testGILReleasedInLoops():
     thread.join()
     spread = last - first if first else 0.0
     # CHECK: Python ran during the call: True
-    print("Python ran during the call:", spread > 0.5 * call[0], "" if spread > 0.5 * call[0]
-          else f"for {spread:.3f} s of {call[0]:.3f} s")
+    print(
+        "Python ran during the call:",
+        spread > 0.5 * call[0],
+        "" if spread > 0.5 * call[0] else f"for {spread:.3f} s of {call[0]:.3f} s",
+    )
 
     def concurrently():
         barrier = threading.Barrier(2)
-        threads = [threading.Thread(target=lambda: (barrier.wait(), spin(n, 1.0)))
-                   for _ in range(2)]
+        threads = [
+            threading.Thread(target=lambda: (barrier.wait(), spin(n, 1.0))) for _ in range(2)
+        ]
         start = time.perf_counter()
         for thread in threads:
             thread.start()
@@ -687,8 +705,11 @@ def testGILReleasedInLoops():
     # CHECK: two threads in under 0.8 of the sum: {{True|not measured}}
     load = os.getloadavg()[0]
     if min(ratios) < 0.8 or load < 1.0:
-        print("two threads in under 0.8 of the sum:", min(ratios) < 0.8,
-              "" if min(ratios) < 0.8 else ratios)
+        print(
+            "two threads in under 0.8 of the sum:",
+            min(ratios) < 0.8,
+            "" if min(ratios) < 0.8 else ratios,
+        )
     else:
         print(f"two threads in under 0.8 of the sum: not measured, load average {load}, {ratios}")
 
@@ -746,8 +767,10 @@ def testCallbackOnForeignThread():
     result = call_in_thread(address, 20, ctypes.byref(native))
     python_threads = {thread.ident for thread in threading.enumerate()}
     # CHECK: on a native thread: 41, 1 call, on that thread: True, a thread Python created: False
-    print(f"on a native thread: {result}, {len(seen)} call, on that thread: "
-          f"{seen == [native.value]}, a thread Python created: {bool(set(seen) & python_threads)}")
+    print(
+        f"on a native thread: {result}, {len(seen)} call, on that thread: "
+        f"{seen == [native.value]}, a thread Python created: {bool(set(seen) & python_threads)}"
+    )
 
 
 run(testCallbackOnForeignThread)
@@ -846,8 +869,10 @@ def testJitOptions():
         """
     # A pipeline of one's own is the one run: one that does not lower scf
     # leaves the module untranslatable.
-    pipeline = ("builtin.module(convert-scf-to-cf,convert-func-to-llvm,convert-arith-to-llvm,"
-                "convert-cf-to-llvm,reconcile-unrealized-casts)")
+    pipeline = (
+        "builtin.module(convert-scf-to-cf,convert-func-to-llvm,convert-arith-to-llvm,"
+        "convert-cf-to-llvm,reconcile-unrealized-casts)"
+    )
     # CHECK: own pipeline: 5
     print("own pipeline:", jit(loop, pipeline=pipeline).count(5))
     no_scf = "builtin.module(convert-func-to-llvm,convert-arith-to-llvm,reconcile-unrealized-casts)"
@@ -903,7 +928,11 @@ def testF8MemRefs():
     # CHECK: f8E5M2 [448.0, 0.25, -2.0, 1.5] float8_e5m2 [448.0, 0.25, -2.0, 1.5]
     # CHECK: f8E4M3FN [448.0, 0.25, -2.0, 1.5] float8_e4m3fn [448.0, 0.25, -2.0, 1.5]
     # CHECK: TypeError: argument 0 of 'reverse_f8E5M2' (memref<?xf8E5M2>): expected an array of dtype float8_e5m2, got dtype float8_e4m3fn
-    show_error(module.reverse_f8E5M2, np.zeros(1, ml_dtypes.float8_e4m3fn), np.zeros(1, ml_dtypes.float8_e5m2))
+    show_error(
+        module.reverse_f8E5M2,
+        np.zeros(1, ml_dtypes.float8_e4m3fn),
+        np.zeros(1, ml_dtypes.float8_e5m2),
+    )
 
 
 run(testF8MemRefs)

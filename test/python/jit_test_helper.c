@@ -24,8 +24,8 @@ static void *runJob(void *opaque) {
   return NULL;
 }
 
-/// Calls the packed fn(arg) -> i64 on a new thread and returns its result; stores the
-/// thread's pthread_self() (Python's threading.get_ident() there) in
+/// Calls the packed fn(arg) -> i64 on a new thread and returns its result;
+/// stores the thread's pthread_self() (Python's threading.get_ident() there) in
 /// `*thread` if not null. Returns -1 if no thread could be started.
 int64_t jit_test_call_in_thread(PackedFn fn, int64_t arg, uint64_t *thread) {
   struct Job job = {fn, arg, 0, 0};

@@ -110,8 +110,7 @@ func.func @g(%a: i32) -> i32 {
 """
         )
         PassManager.parse(
-            "builtin.module(convert-func-to-llvm,convert-arith-to-llvm,"
-            "reconcile-unrealized-casts)"
+            "builtin.module(convert-func-to-llvm,convert-arith-to-llvm,reconcile-unrealized-casts)"
         ).run(module.operation)
         # CHECK: llvm.func @g(%arg0: i32) -> i32
         # CHECK: llvm.mul %arg0, %arg0 : i32

@@ -117,9 +117,9 @@ def invoke_sum(engine, array):
     return r.value
 
 
-#===------------------------------------------------------------------------===#
+# ===------------------------------------------------------------------------===#
 # Shared objects, created before the threads start: every thread calls them.
-#===------------------------------------------------------------------------===#
+# ===------------------------------------------------------------------------===#
 
 shared_context = Context()
 # Which threads the shared callbacks ran on, and on behalf of which caller.
@@ -147,9 +147,9 @@ shared_typed = jit(TYPED)
 shared_typed.register("cb", shared_cb)
 
 
-#===------------------------------------------------------------------------===#
+# ===------------------------------------------------------------------------===#
 # Workloads.
-#===------------------------------------------------------------------------===#
+# ===------------------------------------------------------------------------===#
 
 
 def workload_own_engine(rng, index):
@@ -227,8 +227,13 @@ def workload_misuse(rng, index):
         name = f"missing_{index}"
         expect(RuntimeError, f"Unknown function {name}: ", engine.lookup, name)
         engine.register_runtime("hook", shared_hook_callback)
-        expect(RuntimeError, "already registered", engine.register_runtime, "hook",
-               shared_hook_callback)
+        expect(
+            RuntimeError,
+            "already registered",
+            engine.register_runtime,
+            "hook",
+            shared_hook_callback,
+        )
         expect(TypeError, "'add' takes 3 pointer arguments", engine.invoke, "add")
         expect(MLIRError, "Unable to parse", Module.parse, f"func.func @f{index}(")
         assert invoke_call(engine, index) == index ^ 0x5555
@@ -277,14 +282,13 @@ def workload_shared_typed(rng, index):
 
 
 WORKLOADS = {
-    name[len("workload_"):]: fn for name, fn in globals().items()
-    if name.startswith("workload_")
+    name[len("workload_") :]: fn for name, fn in globals().items() if name.startswith("workload_")
 }
 
 
-#===------------------------------------------------------------------------===#
+# ===------------------------------------------------------------------------===#
 # Running them.
-#===------------------------------------------------------------------------===#
+# ===------------------------------------------------------------------------===#
 
 
 class Worker(threading.Thread):

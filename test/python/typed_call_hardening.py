@@ -191,8 +191,10 @@ func.func @register(%a: i64) -> i64 {
   return %a : i64
 }
 """)
-show("functions named like internals",
-     lambda: (NAMES["_state"](3), NAMES["_functions"](4), NAMES["register"](5)))
+show(
+    "functions named like internals",
+    lambda: (NAMES["_state"](3), NAMES["_functions"](4), NAMES["register"](5)),
+)
 
 # CHECK-LABEL: CASE: a quoted callback name
 # CHECK: -> 42
@@ -208,12 +210,15 @@ show("a quoted callback name", QUOTED.call)
 
 # CHECK-LABEL: CASE: a function named like the dispatcher
 # CHECK: ValueError: the module defines '_jit_callback_dispatch', a name the callbacks' generated code uses; rename it
-show("a function named like the dispatcher", lambda: jit("""
+show(
+    "a function named like the dispatcher",
+    lambda: jit("""
 func.func @_jit_callback_dispatch() {
   return
 }
 func.func private @hook()
-"""))
+"""),
+)
 
 # CHECK-LABEL: CASE: shared_libs as one string
 # CHECK: TypeError: shared_libs must be a sequence of paths, such as a list, got str

@@ -56,20 +56,60 @@ def check_error(label, fn):
 # CHECK-LABEL: SECTION: star imports
 section("star imports")
 names = {
-    "mlir.ir": (mlir.ir, ["Context", "Location", "Module", "Operation", "Region", "Block",
-                          "Type", "IntegerType", "IndexType", "F16Type", "BF16Type",
-                          "F32Type", "F64Type", "ComplexType", "MemRefType",
-                          "UnrankedMemRefType", "FunctionType", "Attribute", "TypeAttr",
-                          "StringAttr", "UnitAttr", "NamedAttribute", "OpAttributeMap",
-                          "MLIRError", "DiagnosticInfo", "DiagnosticSeverity"]),
+    "mlir.ir": (
+        mlir.ir,
+        [
+            "Context",
+            "Location",
+            "Module",
+            "Operation",
+            "Region",
+            "Block",
+            "Type",
+            "IntegerType",
+            "IndexType",
+            "F16Type",
+            "BF16Type",
+            "F32Type",
+            "F64Type",
+            "ComplexType",
+            "MemRefType",
+            "UnrankedMemRefType",
+            "FunctionType",
+            "Attribute",
+            "TypeAttr",
+            "StringAttr",
+            "UnitAttr",
+            "NamedAttribute",
+            "OpAttributeMap",
+            "MLIRError",
+            "DiagnosticInfo",
+            "DiagnosticSeverity",
+        ],
+    ),
     "mlir.passmanager": (mlir.passmanager, ["PassManager"]),
     "mlir.execution_engine": (mlir.execution_engine, ["ExecutionEngine"]),
-    "mlir.runtime": (mlir.runtime, [
-        "C128", "C64", "F16", "BF16", "F8E4M3FN", "F8E5M2", "as_ctype", "to_numpy",
-        "make_nd_memref_descriptor", "make_zero_d_memref_descriptor",
-        "UnrankedMemRefDescriptor", "get_ranked_memref_descriptor",
-        "get_unranked_memref_descriptor", "move_aligned_ptr_by_offset",
-        "unranked_memref_to_numpy", "ranked_memref_to_numpy"]),
+    "mlir.runtime": (
+        mlir.runtime,
+        [
+            "C128",
+            "C64",
+            "F16",
+            "BF16",
+            "F8E4M3FN",
+            "F8E5M2",
+            "as_ctype",
+            "to_numpy",
+            "make_nd_memref_descriptor",
+            "make_zero_d_memref_descriptor",
+            "UnrankedMemRefDescriptor",
+            "get_ranked_memref_descriptor",
+            "get_unranked_memref_descriptor",
+            "move_aligned_ptr_by_offset",
+            "unranked_memref_to_numpy",
+            "ranked_memref_to_numpy",
+        ],
+    ),
 }
 for module_name, (module, expected) in names.items():
     missing = [n for n in expected if not hasattr(module, n) or n not in globals()]
@@ -163,8 +203,10 @@ with Context() as ctx:
     # CHECK: parseFile: func.func @triple
     print("parseFile:", str(from_file).splitlines()[1].strip()[:17])
     # CHECK: file location: True
-    print("file location:",
-          f'loc("{text_path}":2:1)' in from_file.operation.get_asm(enable_debug_info=True))
+    print(
+        "file location:",
+        f'loc("{text_path}":2:1)' in from_file.operation.get_asm(enable_debug_info=True),
+    )
     bytecode_path = os.path.join(directory, "triple.mlirbc")
     with open(bytecode_path, "wb") as f:
         module.operation.write_bytecode(f)
@@ -234,8 +276,12 @@ with Context() as ctx:
     # CHECK: generic: "func.func"() <{function_type = (i64) -> i64, sym_name = "id"}>
     print("generic:", op.get_asm(print_generic_op_form=True).splitlines()[0])
     # CHECK: debug info: func.func @id(%arg0: i64 loc("-":1:15)) -> i64 {
-    print("debug info:", [line for line in op.get_asm(enable_debug_info=True).splitlines()
-                          if "func.func" in line][0])
+    print(
+        "debug info:",
+        [line for line in op.get_asm(enable_debug_info=True).splitlines() if "func.func" in line][
+            0
+        ],
+    )
     # CHECK: skip regions: func.func @id(%arg0: i64) -> i64
     print("skip regions:", op.get_asm(skip_regions=True).strip())
     elided = Module.parse(
@@ -244,15 +290,31 @@ with Context() as ctx:
         "  return %c : tensor<8xi32>\n}"
     )
     # CHECK: large_elements_limit: dense_resource<__elided__>
-    print("large_elements_limit:",
-          "dense_resource<__elided__>" if "__elided__" in
-          elided.operation.get_asm(large_elements_limit=4) else "not elided")
+    print(
+        "large_elements_limit:",
+        "dense_resource<__elided__>"
+        if "__elided__" in elided.operation.get_asm(large_elements_limit=4)
+        else "not elided",
+    )
     # CHECK: all options: True
-    print("all options:", isinstance(op.get_asm(
-        binary=False, large_elements_limit=None, large_resource_limit=None,
-        enable_debug_info=False, pretty_debug_info=False, print_generic_op_form=False,
-        use_local_scope=True, use_name_loc_as_prefix=True, assume_verified=True,
-        skip_regions=False), str))
+    print(
+        "all options:",
+        isinstance(
+            op.get_asm(
+                binary=False,
+                large_elements_limit=None,
+                large_resource_limit=None,
+                enable_debug_info=False,
+                pretty_debug_info=False,
+                print_generic_op_form=False,
+                use_local_scope=True,
+                use_name_loc_as_prefix=True,
+                assume_verified=True,
+                skip_regions=False,
+            ),
+            str,
+        ),
+    )
 
     # Attributes, regions, blocks.
     attributes = op.attributes
@@ -285,31 +347,58 @@ section("Types")
 with Context() as ctx:
     i8 = IntegerType.get_signless(8)
     # CHECK: i8 si16 ui32 width 8 signless True signed True unsigned True
-    print(i8, IntegerType.get_signed(16), IntegerType.get_unsigned(width=32, context=ctx),
-          "width", i8.width, "signless", i8.is_signless,
-          "signed", IntegerType.get_signed(1).is_signed,
-          "unsigned", IntegerType.get_unsigned(1).is_unsigned)
+    print(
+        i8,
+        IntegerType.get_signed(16),
+        IntegerType.get_unsigned(width=32, context=ctx),
+        "width",
+        i8.width,
+        "signless",
+        i8.is_signless,
+        "signed",
+        IntegerType.get_signed(1).is_signed,
+        "unsigned",
+        IntegerType.get_unsigned(1).is_unsigned,
+    )
     # CHECK: index f16 bf16 f32 f64
     print(IndexType.get(), F16Type.get(), BF16Type.get(), F32Type.get(), F64Type.get(context=ctx))
     parsed = Type.parse("memref<4x?xf32, strided<[?, 1], offset: ?>>")
     # CHECK: parsed type: MemRefType(memref<4x?xf32, strided<[?, 1], offset: ?>>)
     print("parsed type:", repr(parsed))
     # CHECK: rank 2 shape [4, {{.*}}] static False element f32
-    print("rank", parsed.rank, "shape", parsed.shape, "static", parsed.has_static_shape,
-          "element", parsed.element_type)
+    print(
+        "rank",
+        parsed.rank,
+        "shape",
+        parsed.shape,
+        "static",
+        parsed.has_static_shape,
+        "element",
+        parsed.element_type,
+    )
     # CHECK: dynamic size: True
     print("dynamic size:", parsed.shape[1] == MemRefType.get_dynamic_size())
     strides, offset = parsed.get_strides_and_offset()
     # CHECK: strides dynamic: True True
-    print("strides dynamic:", strides[0] == MemRefType.get_dynamic_stride_or_offset(),
-          offset == MemRefType.get_dynamic_stride_or_offset())
+    print(
+        "strides dynamic:",
+        strides[0] == MemRefType.get_dynamic_stride_or_offset(),
+        offset == MemRefType.get_dynamic_stride_or_offset(),
+    )
     # CHECK: layout: strided<[?, 1], offset: ?>
     print("layout:", parsed.layout)
     # CHECK: memref<2x3xi8>
     print(MemRefType.get([2, 3], i8))
     # CHECK: memref<2xf32, 1>
-    print(MemRefType.get(shape=[2], element_type=F32Type.get(), layout=None,
-                         memory_space=Attribute.parse("1"), loc=Location.unknown()))
+    print(
+        MemRefType.get(
+            shape=[2],
+            element_type=F32Type.get(),
+            layout=None,
+            memory_space=Attribute.parse("1"),
+            loc=Location.unknown(),
+        )
+    )
     # CHECK: memref<*xf64>
     print(UnrankedMemRefType.get(F64Type.get()))
     # CHECK: unranked element: f64
@@ -319,16 +408,26 @@ with Context() as ctx:
     print(complex_type, "element", complex_type.element_type)
     function_type = FunctionType.get([i8, IndexType.get()], [F32Type.get()])
     # CHECK: (i8, index) -> f32 inputs 2 results 1
-    print(function_type, "inputs", len(function_type.inputs), "results",
-          len(function_type.results))
+    print(function_type, "inputs", len(function_type.inputs), "results", len(function_type.results))
     # Casts and isinstance, as upstream's.
     generic = Type.parse("i8")
     # CHECK: downcast: IntegerType isinstance: True False
-    print("downcast:", type(generic.maybe_downcast()).__name__, "isinstance:",
-          IntegerType.isinstance(generic), F32Type.isinstance(generic))
+    print(
+        "downcast:",
+        type(generic.maybe_downcast()).__name__,
+        "isinstance:",
+        IntegerType.isinstance(generic),
+        F32Type.isinstance(generic),
+    )
     # CHECK: cast: i8 equal: True hash equal: True
-    print("cast:", IntegerType(generic), "equal:", Type(i8) == generic,
-          "hash equal:", hash(i8) == hash(generic))
+    print(
+        "cast:",
+        IntegerType(generic),
+        "equal:",
+        Type(i8) == generic,
+        "hash equal:",
+        hash(i8) == hash(generic),
+    )
     # CHECK: type context: True
     print("type context:", i8.context is ctx)
     # CHECK: type capsule: <capsule object "mlir.ir.Type._CAPIPtr"
@@ -351,8 +450,12 @@ with Context() as ctx:
     # CHECK: unit isinstance: True
     print("unit isinstance:", UnitAttr.isinstance(UnitAttr.get()))
     # CHECK: StringAttr.get: "s" context: True
-    print("StringAttr.get:", StringAttr.get("s", context=ctx), "context:",
-          StringAttr.get("s").context is ctx)
+    print(
+        "StringAttr.get:",
+        StringAttr.get("s", context=ctx),
+        "context:",
+        StringAttr.get("s").context is ctx,
+    )
     # CHECK: attr cast: "text" equal: True
     print("attr cast:", StringAttr(Attribute(attr)), "equal:", attr == StringAttr.get("text"))
     # CHECK: attr parse error: MLIRError: Unable to parse attribute: '"open'
@@ -369,15 +472,29 @@ with Context():
         # CHECK: message: Unable to parse module assembly
         print("message:", e.message)
         # CHECK: severity: True location: loc("-":2:3)
-        print("severity:", diagnostic.severity == DiagnosticSeverity.ERROR,
-              "location:", diagnostic.location)
+        print(
+            "severity:",
+            diagnostic.severity == DiagnosticSeverity.ERROR,
+            "location:",
+            diagnostic.location,
+        )
         # CHECK: diagnostic: 'func.return' op has 0 operands, but enclosing function (@f) returns 1
         print("diagnostic:", diagnostic.message)
         # CHECK: notes: 1
         print("notes:", len(diagnostic.notes))
         # CHECK: severities: ERROR WARNING NOTE REMARK
-        print("severities:", *[s.name for s in (DiagnosticSeverity.ERROR,
-              DiagnosticSeverity.WARNING, DiagnosticSeverity.NOTE, DiagnosticSeverity.REMARK)])
+        print(
+            "severities:",
+            *[
+                s.name
+                for s in (
+                    DiagnosticSeverity.ERROR,
+                    DiagnosticSeverity.WARNING,
+                    DiagnosticSeverity.NOTE,
+                    DiagnosticSeverity.REMARK,
+                )
+            ],
+        )
 
 
 # CHECK-LABEL: SECTION: PassManager
@@ -398,26 +515,34 @@ with Context() as ctx:
     # CHECK: default anchor: any()
     print("default anchor:", PassManager())
     # CHECK: parse with context: True
-    print("parse with context:", str(PassManager.parse("builtin.module(cse)", context=ctx))
-          == "builtin.module(cse)")
+    print(
+        "parse with context:",
+        str(PassManager.parse("builtin.module(cse)", context=ctx)) == "builtin.module(cse)",
+    )
     # Upstream's ValueError text comes first.
     # CHECK: bad pipeline: ValueError: MLIR Textual PassPipeline Parser:1:1: error: 'no-such-pass' does not refer to a registered pass or pass pipeline
     check_error("bad pipeline", lambda: PassManager.parse("builtin.module(no-such-pass)"))
     # CHECK: bad add: ValueError: MLIR Textual PassPipeline Parser:1:1: error: 'no-such-pass' does not refer to a registered pass or pass pipeline
     check_error("bad add", lambda: pm2.add("no-such-pass"))
     # CHECK: run failure: MLIRError: Failure while executing pass pipeline:
-    check_error("run failure",
-                lambda: PassManager.parse("func.func(cse)").run(module.operation))
+    check_error("run failure", lambda: PassManager.parse("func.func(cse)").run(module.operation))
 
     # IR printing, into a directory tree (stderr by default).
     ctx.enable_multithreading(False)
     tree = tempfile.mkdtemp()
     printing = PassManager.parse("builtin.module(canonicalize,cse)")
     printing.enable_ir_printing(
-        print_before_all=True, print_after_all=True, print_module_scope=True,
-        print_after_change=False, print_after_failure=False, large_elements_limit=16,
-        large_resource_limit=64, enable_debug_info=False, print_generic_op_form=True,
-        tree_printing_dir_path=tree)
+        print_before_all=True,
+        print_after_all=True,
+        print_module_scope=True,
+        print_after_change=False,
+        print_after_failure=False,
+        large_elements_limit=16,
+        large_resource_limit=64,
+        enable_debug_info=False,
+        print_generic_op_form=True,
+        tree_printing_dir_path=tree,
+    )
     printing.run(module)
     dumps = sorted(name for _, _, files in os.walk(tree) for name in files)
     # CHECK: dumps: ['0_canonicalize.mlir', '1_canonicalize.mlir', '2_cse.mlir', '3_cse.mlir']
@@ -441,16 +566,20 @@ gc.collect()
 # CHECK-LABEL: SECTION: ExecutionEngine
 section("ExecutionEngine")
 with Context():
-    module = Module.parse(TRIPLE + """
+    module = Module.parse(
+        TRIPLE
+        + """
 func.func @report(%x: i32) -> i32 attributes { llvm.emit_c_interface } {
   %r = func.call @hook(%x) : (i32) -> i32
   return %r : i32
 }
 func.func private @hook(i32) -> i32 attributes { llvm.emit_c_interface }
-""")
+"""
+    )
     PassManager.parse(TO_LLVM).run(module.operation)
-    engine = ExecutionEngine(module, opt_level=2, shared_libs=[], enable_object_dump=True,
-                             enable_pic=False)
+    engine = ExecutionEngine(
+        module, opt_level=2, shared_libs=[], enable_object_dump=True, enable_pic=False
+    )
 
     hook_type = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int32)
     hook = hook_type(lambda x: x + 1000)
@@ -483,8 +612,11 @@ func.func private @hook(i32) -> i32 attributes { llvm.emit_c_interface }
     print("lookup:", result.value)
     # raw_lookup: the packed wrapper's address, 0 for unknown names.
     # CHECK: raw_lookup: True 0
-    print("raw_lookup:", engine.raw_lookup("_mlir_ciface_triple") != 0,
-          engine.raw_lookup("no_such_function"))
+    print(
+        "raw_lookup:",
+        engine.raw_lookup("_mlir_ciface_triple") != 0,
+        engine.raw_lookup("no_such_function"),
+    )
     if not engine.raw_lookup("no_such_function"):
         # CHECK: not found, as upstream code tests it
         print("not found, as upstream code tests it")
@@ -509,8 +641,7 @@ func.func private @raw_hook(i32) -> i32 attributes { llvm.emit_c_interface }
     PassManager.parse(TO_LLVM).run(raw_module.operation)
     raw_engine = ExecutionEngine(raw_module)
     raw_hook = hook_type(lambda x: 2 * x)
-    raw_engine.raw_register_runtime("_mlir_ciface_raw_hook",
-                                    ctypes.cast(raw_hook, ctypes.c_void_p))
+    raw_engine.raw_register_runtime("_mlir_ciface_raw_hook", ctypes.cast(raw_hook, ctypes.c_void_p))
     raw_engine.invoke("twice", ctypes.pointer(x), ctypes.pointer(result))
     # CHECK: raw runtime: 10
     print("raw runtime:", result.value)
@@ -601,17 +732,26 @@ func.func @first(%m: memref<*xf32>) -> f32 attributes { llvm.emit_c_interface } 
     print("ranked_memref_to_numpy:", as_array.shape, as_array.ravel())
     unranked = get_unranked_memref_descriptor(np.arange(3, dtype=np.float64))
     # CHECK: unranked_memref_to_numpy: [0. 1. 2.]
-    print("unranked_memref_to_numpy:",
-          unranked_memref_to_numpy(ctypes.pointer(unranked), np.float64))
+    print(
+        "unranked_memref_to_numpy:", unranked_memref_to_numpy(ctypes.pointer(unranked), np.float64)
+    )
     # CHECK: descriptor types: True ['allocated', 'aligned', 'offset', 'shape', 'strides']
-    print("descriptor types:", isinstance(unranked, UnrankedMemRefDescriptor),
-          [f[0] for f in make_nd_memref_descriptor(2, ctypes.c_float)._fields_])
+    print(
+        "descriptor types:",
+        isinstance(unranked, UnrankedMemRefDescriptor),
+        [f[0] for f in make_nd_memref_descriptor(2, ctypes.c_float)._fields_],
+    )
     zero_d = make_zero_d_memref_descriptor(ctypes.c_double)()
     # CHECK: zero-d fields: ['allocated', 'aligned', 'offset']
     print("zero-d fields:", [f[0] for f in zero_d._fields_])
     # CHECK: as_ctype: True True True True
-    print("as_ctype:", as_ctype(np.float32) is ctypes.c_float, as_ctype(np.complex64) is C64,
-          as_ctype(np.float16) is F16, as_ctype(np.complex128) is C128)
+    print(
+        "as_ctype:",
+        as_ctype(np.float32) is ctypes.c_float,
+        as_ctype(np.complex64) is C64,
+        as_ctype(np.float16) is F16,
+        as_ctype(np.complex128) is C128,
+    )
     # CHECK: to_numpy: complex64
     print("to_numpy:", to_numpy(np.ctypeslib.as_array((C64 * 2)())).dtype)
     shifted = move_aligned_ptr_by_offset(descriptor.aligned, 2)
@@ -621,8 +761,18 @@ func.func @first(%m: memref<*xf32>) -> f32 attributes { llvm.emit_c_interface } 
     print("struct types:", C128.__name__, BF16.__name__, F8E4M3FN.__name__, F8E5M2.__name__)
 del engine, module
 # Everything that refers into a Context, then the contexts themselves.
-for name in ["ctx", "loc", "i8", "parsed", "generic", "complex_type", "function_type",
-             "attr", "type_attr", "diagnostic"]:
+for name in [
+    "ctx",
+    "loc",
+    "i8",
+    "parsed",
+    "generic",
+    "complex_type",
+    "function_type",
+    "attr",
+    "type_attr",
+    "diagnostic",
+]:
     globals().pop(name, None)
 gc.collect()
 # CHECK: end live contexts: 0

@@ -76,7 +76,8 @@ class TypingTest(unittest.TestCase):
         # Errors only the stubs can find: the package is typed, not Any.
         path = os.path.join(TMP, "misuse.py")
         with open(path, "w") as f:
-            f.write(textwrap.dedent("""\
+            f.write(
+                textwrap.dedent("""\
                 from mlir.execution_engine import ExecutionEngine
                 from mlir.ir import *
 
@@ -86,7 +87,8 @@ class TypingTest(unittest.TestCase):
                     ExecutionEngine(Module.create(), opt_level="3")
                     Module.parse("module {}").operation.attributes["x"] = 3
                     severity: int = DiagnosticSeverity.ERROR
-            """))
+            """)
+            )
         code, output = mypy_strict(path)
         print(output)
         self.assertEqual(code, 1, output)
@@ -114,9 +116,7 @@ class TypingTest(unittest.TestCase):
 
     def test_package_ships_stubs(self):
         for name in TYPING_FILES:
-            self.assertTrue(
-                os.path.exists(os.path.join(RUNFILES, "python", name)), name
-            )
+            self.assertTrue(os.path.exists(os.path.join(RUNFILES, "python", name)), name)
 
     def test_wheel_ships_stubs(self):
         (wheel,) = glob.glob(

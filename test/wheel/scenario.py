@@ -26,7 +26,9 @@ func.func @callback_test(%arg0: f32, %arg1: i32) -> f32 attributes { llvm.emit_c
 }
 func.func private @some_callback_into_python(f32, i32) -> f32 attributes { llvm.emit_c_interface }
 """
-LOWER_TO_LLVM = "builtin.module(convert-func-to-llvm,convert-arith-to-llvm,reconcile-unrealized-casts)"
+LOWER_TO_LLVM = (
+    "builtin.module(convert-func-to-llvm,convert-arith-to-llvm,reconcile-unrealized-casts)"
+)
 
 
 @ctypes.CFUNCTYPE(ctypes.c_float, ctypes.c_float, ctypes.c_int)

@@ -60,13 +60,31 @@ class WheelTest(unittest.TestCase):
         venv = os.path.join(self.tmp, which)
         self.run_ok(sys.executable, "-m", "venv", venv)
         python = os.path.join(venv, "bin", "python")
-        pip = [python, "-m", "pip", "--disable-pip-version-check", "--no-cache-dir", "install", "--quiet", "--no-index"]
-        self.run_ok(*pip, "--find-links", wheels, "--require-hashes", "-r", os.path.join(wheels, "requirements.txt"))
+        pip = [
+            python,
+            "-m",
+            "pip",
+            "--disable-pip-version-check",
+            "--no-cache-dir",
+            "install",
+            "--quiet",
+            "--no-index",
+        ]
+        self.run_ok(
+            *pip,
+            "--find-links",
+            wheels,
+            "--require-hashes",
+            "-r",
+            os.path.join(wheels, "requirements.txt"),
+        )
         before = self.query(python)["versions"]
         # The wheel's dependencies are met by what is there: pip changes nothing.
         self.run_ok(*pip, self.wheel)
         info = self.query(python)
-        self.assertEqual(info["versions"], before, "installing the wheel changed numpy or ml_dtypes")
+        self.assertEqual(
+            info["versions"], before, "installing the wheel changed numpy or ml_dtypes"
+        )
         self.run_ok(python, "-m", "pip", "check")
         return venv, python, info
 
@@ -112,7 +130,11 @@ class WheelTest(unittest.TestCase):
         with open(capi, "wb") as f:
             f.write(data.replace(b"/llvm-22/lib", b"/llvm-XX/lib"))
         result = subprocess.run(
-            [python, "-c", "import mlir.ir"], env=dict(self.env, PYTHONPATH=broken), cwd=self.tmp, capture_output=True, text=True
+            [python, "-c", "import mlir.ir"],
+            env=dict(self.env, PYTHONPATH=broken),
+            cwd=self.tmp,
+            capture_output=True,
+            text=True,
         )
         self.assertNotEqual(result.returncode, 0)
         self.assertIn("ImportError: mlir cannot load its MLIR C API library", result.stderr)

@@ -133,8 +133,7 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
   py::class_<PyExecutionEngine>(m, "ExecutionEngine")
       .def(py::init(&create), py::arg("module"), py::arg("opt_level") = 2,
            py::arg("shared_libs") = std::vector<std::string>(),
-           py::arg("enable_object_dump") = true,
-           py::arg("enable_pic") = false,
+           py::arg("enable_object_dump") = true, py::arg("enable_pic") = false,
            "Create a new ExecutionEngine instance for the given Module. The "
            "module must contain only dialects that can be translated to LLVM. "
            "Perform transformations and code generation at the optimization "
@@ -146,8 +145,8 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
           [](PyExecutionEngine &self, const std::string &name) -> uintptr_t {
             // Upstream's contract: 0 for a name the module does not define
             // (callers test `if not engine.raw_lookup(...)`).
-            if (mlirExecutionEngineGetNumPackedArguments(
-                    self.get(), toStringRef(name)) < 0)
+            if (mlirExecutionEngineGetNumPackedArguments(self.get(),
+                                                         toStringRef(name)) < 0)
               return 0;
             // A function that exists but cannot be linked is an error with a
             // reason, not "unknown".
@@ -226,8 +225,7 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
                         &error)))
               raise("Failure while dumping the object file", error);
           },
-          py::arg("file_name"),
-          "Dump ExecutionEngine to an object file.")
+          py::arg("file_name"), "Dump ExecutionEngine to an object file.")
       .def_property_readonly(
           "_CAPIPtr",
           [](PyExecutionEngine &self) {

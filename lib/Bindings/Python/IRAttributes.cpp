@@ -28,8 +28,7 @@ py::class_<T, PyAttribute> bindAttributeSubclass(py::module_ &m,
             if (!isA(attribute.attribute))
               throw py::value_error(
                   "cannot cast attribute to " + std::string(name) + " (from " +
-                  printToString(mlirAttributePrint, attribute.attribute) +
-                  ")");
+                  printToString(mlirAttributePrint, attribute.attribute) + ")");
             return T{attribute};
           }),
           py::arg("cast_from_attr"))
@@ -45,7 +44,7 @@ py::class_<T, PyAttribute> bindAttributeSubclass(py::module_ &m,
 } // namespace
 
 py::object mlir::python::wrapAttribute(MlirAttribute attribute,
-                                      const py::object &context) {
+                                       const py::object &context) {
   PyAttribute base{attribute, context};
   if (mlirAttributeIsAType(attribute))
     return py::cast(PyTypeAttr{base});
@@ -71,12 +70,11 @@ void mlir::python::populateIRAttributes(py::module_ &m) {
           py::arg("asm"), py::arg("context") = py::none())
       .def_property_readonly("context",
                              [](PyAttribute &self) { return self.context; })
-      .def_property_readonly("type",
-                             [](PyAttribute &self) {
-                               return wrapType(
-                                   mlirAttributeGetType(self.attribute),
-                                   self.context);
-                             })
+      .def_property_readonly(
+          "type",
+          [](PyAttribute &self) {
+            return wrapType(mlirAttributeGetType(self.attribute), self.context);
+          })
       .def("__eq__",
            [](PyAttribute &self, py::object other) {
              return py::isinstance<PyAttribute>(other) &&

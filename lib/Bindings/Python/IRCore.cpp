@@ -392,8 +392,8 @@ public:
   static size_t liveCount(MlirContext context) {
     size_t count = 0;
     for (auto &entry : liveModules())
-      count += mlirContextEqual(mlirModuleGetContext(entry.second->module),
-                                context);
+      count +=
+          mlirContextEqual(mlirModuleGetContext(entry.second->module), context);
     return count;
   }
 
@@ -562,8 +562,7 @@ mlir::python::printingFlags(std::optional<int64_t> largeElementsLimit,
   if (largeResourceLimit)
     mlirOpPrintingFlagsElideLargeResourceString(flags, *largeResourceLimit);
   if (enableDebugInfo)
-    mlirOpPrintingFlagsEnableDebugInfo(flags, /*enable=*/true,
-                                       prettyDebugInfo);
+    mlirOpPrintingFlagsEnableDebugInfo(flags, /*enable=*/true, prettyDebugInfo);
   if (printGenericOpForm)
     mlirOpPrintingFlagsPrintGenericOpForm(flags);
   return flags;
@@ -577,8 +576,7 @@ namespace {
 
 /// Context: creation, the current one, multithreading, capsules.
 void bindContext(py::class_<PyMlirContext> &contextClass) {
-  contextClass
-      .def(py::init(&PyMlirContext::create))
+  contextClass.def(py::init(&PyMlirContext::create))
       .def_static("_get_live_count", &PyMlirContext::liveCount)
       .def(
           "_get_live_module_count",
@@ -603,10 +601,8 @@ void bindContext(py::class_<PyMlirContext> &contextClass) {
           "The innermost Context entered on this thread, or None.")
       .def("__enter__",
            [](py::object self) { return enter(enteredContexts, self); })
-      .def("__exit__",
-           [](py::object self, py::args) {
-             exit(enteredContexts, self, "Context");
-           })
+      .def("__exit__", [](py::object self,
+                          py::args) { exit(enteredContexts, self, "Context"); })
       .def_property(
           "allow_unregistered_dialects",
           [](PyMlirContext &self) {
@@ -615,12 +611,12 @@ void bindContext(py::class_<PyMlirContext> &contextClass) {
           [](PyMlirContext &self, bool allow) {
             mlirContextSetAllowUnregisteredDialects(self.get(), allow);
           })
-      .def_property_readonly(
-          "_CAPIPtr",
-          [](PyMlirContext &self) {
-            return withLiveness(mlirPythonContextToCapsule(self.get()),
-                                self.alive);
-          })
+      .def_property_readonly("_CAPIPtr",
+                             [](PyMlirContext &self) {
+                               return withLiveness(
+                                   mlirPythonContextToCapsule(self.get()),
+                                   self.alive);
+                             })
       .def_static(
           "_CAPICreate",
           [](py::object capsule) {
@@ -651,10 +647,10 @@ void bindLocation(py::class_<PyLocation> &locationClass) {
           [](const std::string &filename, unsigned line, unsigned column,
              py::object context) {
             context = resolveContext(context);
-            return PyLocation{
-                mlirLocationFileLineColGet(contextOf(context),
-                                           toStringRef(filename), line, column),
-                context};
+            return PyLocation{mlirLocationFileLineColGet(contextOf(context),
+                                                         toStringRef(filename),
+                                                         line, column),
+                              context};
           },
           py::arg("filename"), py::arg("line"), py::arg("col"),
           py::arg("context") = py::none())
@@ -717,9 +713,9 @@ void bindModule(py::module_ &m) {
           "parse",
           // str is text; bytes is text or MLIR bytecode.
           [](const std::string &asm_, py::object context) {
-            MlirModule module =
-                parseOrRaise(context, asm_, mlirModuleCreateParse,
-                             mlirModuleIsNull, "Unable to parse module assembly");
+            MlirModule module = parseOrRaise(
+                context, asm_, mlirModuleCreateParse, mlirModuleIsNull,
+                "Unable to parse module assembly");
             return new PyModule(module, context);
           },
           py::arg("asm"), py::arg("context") = py::none())
@@ -773,21 +769,21 @@ void bindModule(py::module_ &m) {
           py::arg("loc") = py::none())
       .def_property_readonly("context",
                              [](PyModule &self) { return self.context; })
-      .def_property_readonly(
-          "operation",
-          [](py::object self) {
-            PyModule &module = self.cast<PyModule &>();
-            return PyOperation(mlirModuleGetOperation(module.module), self,
-                               &module.root);
-          })
-      .def_property_readonly(
-          "body",
-          [](py::object self) {
-            PyModule &module = self.cast<PyModule &>();
-            return PyBlock{mlirModuleGetBody(module.module), self,
-                           &module.root, module.root.generation,
-                           /*stable=*/true};
-          })
+      .def_property_readonly("operation",
+                             [](py::object self) {
+                               PyModule &module = self.cast<PyModule &>();
+                               return PyOperation(
+                                   mlirModuleGetOperation(module.module), self,
+                                   &module.root);
+                             })
+      .def_property_readonly("body",
+                             [](py::object self) {
+                               PyModule &module = self.cast<PyModule &>();
+                               return PyBlock{mlirModuleGetBody(module.module),
+                                              self, &module.root,
+                                              module.root.generation,
+                                              /*stable=*/true};
+                             })
       .def("dump",
            [](PyModule &self) {
              mlirOperationDump(mlirModuleGetOperation(self.module));
@@ -797,12 +793,12 @@ void bindModule(py::module_ &m) {
              return printToString(mlirOperationPrint,
                                   mlirModuleGetOperation(self.module));
            })
-      .def_property_readonly(
-          "_CAPIPtr",
-          [](PyModule &self) {
-            return withLiveness(mlirPythonModuleToCapsule(self.module),
-                                self.alive);
-          })
+      .def_property_readonly("_CAPIPtr",
+                             [](PyModule &self) {
+                               return withLiveness(
+                                   mlirPythonModuleToCapsule(self.module),
+                                   self.alive);
+                             })
       .def_static(
           "_CAPICreate",
           [](py::object capsule) {
@@ -822,12 +818,11 @@ void bindModule(py::module_ &m) {
 /// Operation: parsing, printing, bytecode, attributes, regions.
 void bindOperation(py::class_<PyOperation> &operationClass) {
   operationClass
-      .def_property_readonly(
-          "_CAPIPtr",
-          [](PyOperation &self) {
-            return py::reinterpret_steal<py::object>(
-                mlirPythonOperationToCapsule(self.get()));
-          })
+      .def_property_readonly("_CAPIPtr",
+                             [](PyOperation &self) {
+                               return py::reinterpret_steal<py::object>(
+                                   mlirPythonOperationToCapsule(self.get()));
+                             })
       .def_static(
           "parse",
           [](const std::string &source, const std::string &sourceName,
@@ -860,8 +855,7 @@ void bindOperation(py::class_<PyOperation> &operationClass) {
            py::arg("print_generic_op_form") = false,
            py::arg("use_local_scope") = false,
            py::arg("use_name_loc_as_prefix") = false,
-           py::arg("assume_verified") = false,
-           py::arg("skip_regions") = false,
+           py::arg("assume_verified") = false, py::arg("skip_regions") = false,
            "The textual form: a str, or bytes if `binary`.")
       .def(
           "write_bytecode",
@@ -893,17 +887,13 @@ void bindOperation(py::class_<PyOperation> &operationClass) {
           py::arg("file"), py::arg("desired_version") = py::none(),
           "Write the MLIR bytecode of the operation to `file`, a binary file "
           "object; raises ValueError if `desired_version` is unsupported.")
-      .def_property_readonly("name",
-                             [](PyOperation &self) {
-                               return operationName(self.get());
-                             })
+      .def_property_readonly(
+          "name", [](PyOperation &self) { return operationName(self.get()); })
       // Upstream's `op.operation is op`.
-      .def_property_readonly("operation",
-                             [](py::object self) { return self; })
-      .def_property_readonly("context",
-                             [](PyOperation &self) {
-                               return contextOfOperation(self.get());
-                             })
+      .def_property_readonly("operation", [](py::object self) { return self; })
+      .def_property_readonly(
+          "context",
+          [](PyOperation &self) { return contextOfOperation(self.get()); })
       .def_property_readonly(
           "attributes",
           [](PyOperation &self) {
@@ -915,11 +905,10 @@ void bindOperation(py::class_<PyOperation> &operationClass) {
           [](PyOperation &self) {
             std::vector<PyRegion> regions;
             MlirOperation op = self.get();
-            for (intptr_t i = 0, e = mlirOperationGetNumRegions(op); i < e;
-                 ++i)
+            for (intptr_t i = 0, e = mlirOperationGetNumRegions(op); i < e; ++i)
               regions.push_back(PyRegion{mlirOperationGetRegion(op, i),
-                                         self.owner, self.root,
-                                         self.generation, self.stable});
+                                         self.owner, self.root, self.generation,
+                                         self.stable});
             return regions;
           })
       .def("verify",
@@ -937,8 +926,7 @@ void bindOperation(py::class_<PyOperation> &operationClass) {
 /// An operation's attributes, as a mapping of NamedAttributes.
 void bindOpAttributes(py::class_<PyOpAttributeMap> &attributeMapClass,
                       py::class_<PyNamedAttribute> &namedAttributeClass) {
-  attributeMapClass
-      .def("__getitem__", &operationAttribute, py::arg("name"))
+  attributeMapClass.def("__getitem__", &operationAttribute, py::arg("name"))
       .def(
           "__getitem__",
           [](PyOpAttributeMap &self, intptr_t index) {
@@ -963,8 +951,7 @@ void bindOpAttributes(py::class_<PyOpAttributeMap> &attributeMapClass,
               // Lowerings copy discardable attributes onto the ops they
               // create, where these names are the segment sizes: MLIR reads
               // an attribute of another kind there and crashes.
-              if (name == "operandSegmentSizes" ||
-                  name == "resultSegmentSizes")
+              if (name == "operandSegmentSizes" || name == "resultSegmentSizes")
                 throw py::value_error(
                     "cannot set '" + name + "' on '" + operationName(op) +
                     "': it has no such inherent attribute, and ops that "
@@ -988,8 +975,8 @@ void bindOpAttributes(py::class_<PyOpAttributeMap> &attributeMapClass,
             if (!mlirAttributeIsNull(previous))
               mlirOperationSetInherentAttributeByName(op, key, previous);
             throw py::value_error(
-                "cannot set '" + name + "' of '" + operationName(op) +
-                "' to " + printToString(mlirAttributePrint, attribute.attribute) +
+                "cannot set '" + name + "' of '" + operationName(op) + "' to " +
+                printToString(mlirAttributePrint, attribute.attribute) +
                 ": the operation's inherent attribute is of another kind");
           },
           py::arg("name"), py::arg("attr"))
@@ -998,13 +985,13 @@ void bindOpAttributes(py::class_<PyOpAttributeMap> &attributeMapClass,
           [](PyOpAttributeMap &self, const std::string &name) {
             MlirOperation op = self.op.get();
             if (mlirOperationHasInherentAttributeByName(op, toStringRef(name)))
-              throw py::value_error(
-                  "cannot delete '" + name + "': it is an inherent attribute "
-                  "of '" + operationName(op) + "' (set it instead)");
+              throw py::value_error("cannot delete '" + name +
+                                    "': it is an inherent attribute "
+                                    "of '" +
+                                    operationName(op) + "' (set it instead)");
             if (!mlirOperationRemoveDiscardableAttributeByName(
                     op, toStringRef(name)))
-              throw py::key_error("operation '" +
-                                  operationName(self.op.get()) +
+              throw py::key_error("operation '" + operationName(self.op.get()) +
                                   "' has no attribute '" + name + "'");
           },
           py::arg("name"))
@@ -1022,14 +1009,12 @@ void bindOpAttributes(py::class_<PyOpAttributeMap> &attributeMapClass,
       .def("__iter__", [](PyOpAttributeMap &self) {
         MlirOperation op = self.op.get();
         py::list named;
-        for (intptr_t i = 0, e = mlirOperationGetNumAttributes(op); i < e;
-             ++i)
+        for (intptr_t i = 0, e = mlirOperationGetNumAttributes(op); i < e; ++i)
           named.append(namedAttribute(op, i));
         return py::iter(named);
       });
 
-  namedAttributeClass
-      .def_readonly("name", &PyNamedAttribute::name)
+  namedAttributeClass.def_readonly("name", &PyNamedAttribute::name)
       .def_readonly("attr", &PyNamedAttribute::attr)
       .def("__repr__", [](PyNamedAttribute &self) {
         return "NamedAttribute(" + self.name + "=" +
@@ -1040,14 +1025,12 @@ void bindOpAttributes(py::class_<PyOpAttributeMap> &attributeMapClass,
 /// Region and Block: iteration over blocks and operations.
 void bindRegionAndBlock(py::class_<PyRegion> &regionClass,
                         py::class_<PyBlock> &blockClass) {
-  regionClass
-      .def_property_readonly("blocks", &regionBlocks)
+  regionClass.def_property_readonly("blocks", &regionBlocks)
       .def("__iter__", [](PyRegion &self) {
         return py::iter(py::cast(regionBlocks(self)));
       });
 
-  blockClass
-      .def_property_readonly("operations", &blockOperations)
+  blockClass.def_property_readonly("operations", &blockOperations)
       .def("__iter__",
            [](PyBlock &self) {
              return py::iter(py::cast(blockOperations(self)));

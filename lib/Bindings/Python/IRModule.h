@@ -57,7 +57,8 @@ public:
     auto it = liveContexts().find(context.ptr);
     if (it != liveContexts().end())
       return py::cast(it->second, py::return_value_policy::reference);
-    return py::cast(new PyMlirContext(context), py::return_value_policy::take_ownership);
+    return py::cast(new PyMlirContext(context),
+                    py::return_value_policy::take_ownership);
   }
 
   static size_t liveCount() { return liveContexts().size(); }
@@ -166,7 +167,9 @@ public:
     id = mlirContextAttachDiagnosticHandler(contextOf(this->context), handle,
                                             this, nullptr);
   }
-  ~ErrorCapture() { mlirContextDetachDiagnosticHandler(contextOf(context), id); }
+  ~ErrorCapture() {
+    mlirContextDetachDiagnosticHandler(contextOf(context), id);
+  }
 
   /// The collected error messages, one a line.
   std::string messages() const {

@@ -47,8 +47,7 @@ py::class_<T, PyType> bindTypeSubclass(py::module_ &m, const char *name,
           }),
           py::arg("cast_from_type"))
       .def_static(
-          "isinstance",
-          [isA](const PyType &type) { return isA(type.type); },
+          "isinstance", [isA](const PyType &type) { return isA(type.type); },
           py::arg("other"));
   return cls;
 }
@@ -133,24 +132,25 @@ void bindType(py::module_ &m) {
                     mlirTypeEqual(self.type, other.cast<PyType &>().type);
            })
       .def("__hash__",
-           [](PyType &self) { return reinterpret_cast<intptr_t>(self.type.ptr); })
+           [](PyType &self) {
+             return reinterpret_cast<intptr_t>(self.type.ptr);
+           })
       .def("maybe_downcast",
            [](PyType &self) { return wrapType(self.type, self.context); })
       .def("__str__",
            [](PyType &self) { return printToString(mlirTypePrint, self.type); })
       .def("__repr__",
            [](py::object self) {
-             return std::string(py::str(py::type::handle_of(self).attr(
-                        "__name__"))) +
-                    "(" + printToString(mlirTypePrint,
-                                        self.cast<PyType &>().type) +
+             return std::string(
+                        py::str(py::type::handle_of(self).attr("__name__"))) +
+                    "(" +
+                    printToString(mlirTypePrint, self.cast<PyType &>().type) +
                     ")";
            })
-      .def_property_readonly(
-          "_CAPIPtr", [](PyType &self) {
-            return py::reinterpret_steal<py::object>(
-                mlirPythonTypeToCapsule(self.type));
-          });
+      .def_property_readonly("_CAPIPtr", [](PyType &self) {
+        return py::reinterpret_steal<py::object>(
+            mlirPythonTypeToCapsule(self.type));
+      });
 }
 
 /// IntegerType: signless, signed and unsigned.
@@ -179,23 +179,20 @@ void bindIntegerType(py::module_ &m) {
           [](unsigned width, py::object context) {
             checkIntegerWidth(width);
             context = resolveContext(context);
-            return PyIntegerType{{mlirIntegerTypeUnsignedGet(
-                                      contextOf(context), width),
-                                  context}};
+            return PyIntegerType{
+                {mlirIntegerTypeUnsignedGet(contextOf(context), width),
+                 context}};
           },
           py::arg("width"), py::arg("context") = py::none())
-      .def_property_readonly("width",
-                             [](PyType &self) {
-                               return mlirIntegerTypeGetWidth(self.type);
-                             })
-      .def_property_readonly("is_signless",
-                             [](PyType &self) {
-                               return mlirIntegerTypeIsSignless(self.type);
-                             })
-      .def_property_readonly("is_signed",
-                             [](PyType &self) {
-                               return mlirIntegerTypeIsSigned(self.type);
-                             })
+      .def_property_readonly(
+          "width",
+          [](PyType &self) { return mlirIntegerTypeGetWidth(self.type); })
+      .def_property_readonly(
+          "is_signless",
+          [](PyType &self) { return mlirIntegerTypeIsSignless(self.type); })
+      .def_property_readonly(
+          "is_signed",
+          [](PyType &self) { return mlirIntegerTypeIsSigned(self.type); })
       .def_property_readonly("is_unsigned", [](PyType &self) {
         return mlirIntegerTypeIsUnsigned(self.type);
       });
@@ -231,19 +228,20 @@ void bindMemRefTypes(py::module_ &m) {
              py::object layout, py::object memorySpace, py::object loc) {
             PyLocation location = resolveLocation(loc);
             MlirContext context = contextOf(elementType.context);
-            requireSameContext(context, mlirLocationGetContext(location.location),
+            requireSameContext(context,
+                               mlirLocationGetContext(location.location),
                                "the location");
             for (py::handle attribute : {layout, memorySpace})
               if (!attribute.is_none())
                 requireSameContext(
                     context,
-                    mlirAttributeGetContext(attribute.cast<PyAttribute &>().attribute),
+                    mlirAttributeGetContext(
+                        attribute.cast<PyAttribute &>().attribute),
                     "the layout or memory space");
             ErrorCapture errors(elementType.context);
             MlirType type = mlirMemRefTypeGetChecked(
-                location.location, elementType.type, shape.size(),
-                shape.data(), optionalAttribute(layout),
-                optionalAttribute(memorySpace));
+                location.location, elementType.type, shape.size(), shape.data(),
+                optionalAttribute(layout), optionalAttribute(memorySpace));
             if (mlirTypeIsNull(type))
               errors.raise("Invalid type");
             return PyMemRefType{{type, elementType.context}};
@@ -251,35 +249,33 @@ void bindMemRefTypes(py::module_ &m) {
           py::arg("shape"), py::arg("element_type"),
           py::arg("layout") = py::none(), py::arg("memory_space") = py::none(),
           py::arg("loc") = py::none())
-      .def_property_readonly(
-          "element_type",
-          [](PyType &self) {
-            return wrapType(mlirShapedTypeGetElementType(self.type),
-                            self.context);
-          })
+      .def_property_readonly("element_type",
+                             [](PyType &self) {
+                               return wrapType(
+                                   mlirShapedTypeGetElementType(self.type),
+                                   self.context);
+                             })
       .def_property_readonly(
           "rank", [](PyType &self) { return mlirShapedTypeGetRank(self.type); })
-      .def_property_readonly("shape",
-                             [](PyType &self) { return memrefShape(self.type); })
-      .def_property_readonly("has_static_shape",
-                             [](PyType &self) {
-                               return mlirShapedTypeHasStaticShape(self.type);
-                             })
+      .def_property_readonly(
+          "shape", [](PyType &self) { return memrefShape(self.type); })
+      .def_property_readonly(
+          "has_static_shape",
+          [](PyType &self) { return mlirShapedTypeHasStaticShape(self.type); })
       .def_static("get_dynamic_size", &mlirShapedTypeGetDynamicSize)
       .def_static("get_dynamic_stride_or_offset",
                   &mlirShapedTypeGetDynamicStrideOrOffset)
-      .def(
-          "get_strides_and_offset",
-          [](PyType &self) {
-            std::vector<int64_t> strides(mlirShapedTypeGetRank(self.type));
-            int64_t offset = 0;
-            if (mlirLogicalResultIsFailure(mlirMemRefTypeGetStridesAndOffset(
-                    self.type, strides.data(), &offset)))
-              throw py::value_error(
-                  "the layout of " + printToString(mlirTypePrint, self.type) +
-                  " is not strided");
-            return py::make_tuple(strides, offset);
-          })
+      .def("get_strides_and_offset",
+           [](PyType &self) {
+             std::vector<int64_t> strides(mlirShapedTypeGetRank(self.type));
+             int64_t offset = 0;
+             if (mlirLogicalResultIsFailure(mlirMemRefTypeGetStridesAndOffset(
+                     self.type, strides.data(), &offset)))
+               throw py::value_error("the layout of " +
+                                     printToString(mlirTypePrint, self.type) +
+                                     " is not strided");
+             return py::make_tuple(strides, offset);
+           })
       .def_property_readonly("layout", [](PyType &self) {
         return wrapAttribute(mlirMemRefTypeGetLayout(self.type), self.context);
       });
@@ -292,7 +288,8 @@ void bindMemRefTypes(py::module_ &m) {
              py::object loc) {
             PyLocation location = resolveLocation(loc);
             MlirContext context = contextOf(elementType.context);
-            requireSameContext(context, mlirLocationGetContext(location.location),
+            requireSameContext(context,
+                               mlirLocationGetContext(location.location),
                                "the location");
             if (!memorySpace.is_none())
               requireSameContext(
@@ -336,12 +333,13 @@ void bindFunctionType(py::module_ &m) {
                                      printToString(mlirTypePrint, t.type));
               out.push_back(t.type);
             }
-            return PyFunctionType{{mlirFunctionTypeGet(contextOf(context),
-                                                       in.size(), in.data(),
-                                                       out.size(), out.data()),
-                                   context}};
+            return PyFunctionType{
+                {mlirFunctionTypeGet(contextOf(context), in.size(), in.data(),
+                                     out.size(), out.data()),
+                 context}};
           },
-          py::arg("inputs"), py::arg("results"), py::arg("context") = py::none())
+          py::arg("inputs"), py::arg("results"),
+          py::arg("context") = py::none())
       .def_property_readonly(
           "inputs",
           [](PyType &self) {

@@ -123,8 +123,7 @@ void callPython(JitThreadState &state, CallbackSlot &slot, char *argSlots,
   PyObject *returned =
       converted == count
           ? PyObject_Vectorcall(slot.function, args,
-                                count | PY_VECTORCALL_ARGUMENTS_OFFSET,
-                                nullptr)
+                                count | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr)
           : nullptr;
   for (size_t i = 0; i < converted; ++i) {
     // A view kept beyond the call (stored, or in a traceback's locals) would
@@ -241,20 +240,20 @@ std::string trampoline(const CallbackSlot &slot) {
                             : "";
   std::string slotArray = "array<" + std::to_string(kSlotSize / 8) + " x i64>";
   auto slotsType = [&](size_t count) {
-    return "!llvm.array<" + std::to_string(std::max<size_t>(count, 1)) +
-           " x " + slotArray + ">";
+    return "!llvm.array<" + std::to_string(std::max<size_t>(count, 1)) + " x " +
+           slotArray + ">";
   };
   std::string argSlots = slotsType(args.size()),
               resultSlots = slotsType(results.size());
   std::string slotSymbol = symbolRef(kSlotSymbolPrefix + slot.name);
-  std::string text =
-      "llvm.mlir.global external " + slotSymbol + "() : i8\n" +
-      "llvm.func " + symbolRef("_mlir_ciface_" + slot.name) + "(" + params +
-      ")" + returns + " {\n" +
-      "  %one = llvm.mlir.constant(1 : i64) : i64\n"
-      "  %args = llvm.alloca %one x " + argSlots + " : (i64) -> !llvm.ptr\n" +
-      "  %results = llvm.alloca %one x " + resultSlots +
-      " : (i64) -> !llvm.ptr\n";
+  std::string text = "llvm.mlir.global external " + slotSymbol + "() : i8\n" +
+                     "llvm.func " + symbolRef("_mlir_ciface_" + slot.name) +
+                     "(" + params + ")" + returns + " {\n" +
+                     "  %one = llvm.mlir.constant(1 : i64) : i64\n"
+                     "  %args = llvm.alloca %one x " +
+                     argSlots + " : (i64) -> !llvm.ptr\n" +
+                     "  %results = llvm.alloca %one x " + resultSlots +
+                     " : (i64) -> !llvm.ptr\n";
   for (size_t i = 0; i < args.size(); ++i) {
     std::string n = std::to_string(i);
     text += "  %p" + n + " = llvm.getelementptr %args[0, " + n +
@@ -269,9 +268,8 @@ std::string trampoline(const CallbackSlot &slot) {
   for (size_t i = 0; i < results.size(); ++i) {
     std::string n = std::to_string(i), type = llvmTypeOf(results[i].kind);
     text += "  %q" + n + " = llvm.getelementptr %results[0, " + n +
-            "] : (!llvm.ptr) -> !llvm.ptr, " + resultSlots + "\n" +
-            "  %r" + n + " = llvm.load %q" + n + " : !llvm.ptr -> " + type +
-            "\n";
+            "] : (!llvm.ptr) -> !llvm.ptr, " + resultSlots + "\n" + "  %r" + n +
+            " = llvm.load %q" + n + " : !llvm.ptr -> " + type + "\n";
   }
   if (byPointer && results.size() == 1) {
     text += "  llvm.store %r0, %result : " +
@@ -279,20 +277,21 @@ std::string trampoline(const CallbackSlot &slot) {
   } else if (byPointer) {
     std::string fields;
     for (const ValueSpec &result : results)
-      fields += std::string(fields.empty() ? "" : ", ") +
-                llvmTypeOf(result.kind);
+      fields +=
+          std::string(fields.empty() ? "" : ", ") + llvmTypeOf(result.kind);
     for (size_t i = 0; i < results.size(); ++i) {
       std::string n = std::to_string(i);
       text += "  %f" + n + " = llvm.getelementptr %result[0, " + n +
-              "] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(" + fields +
-              ")>\n" + "  llvm.store %r" + n + ", %f" + n + " : " +
+              "] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(" + fields + ")>\n" +
+              "  llvm.store %r" + n + ", %f" + n + " : " +
               llvmTypeOf(results[i].kind) + ", !llvm.ptr\n";
     }
   }
-  text += results.size() == 1 && !byPointer
-              ? "  llvm.return %r0 : " +
-                    std::string(llvmTypeOf(results[0].kind)) + "\n}\n"
-              : "  llvm.return\n}\n";
+  text +=
+      results.size() == 1 && !byPointer
+          ? "  llvm.return %r0 : " + std::string(llvmTypeOf(results[0].kind)) +
+                "\n}\n"
+          : "  llvm.return\n}\n";
   return text;
 }
 
@@ -334,7 +333,8 @@ void addTrampolines(py::object module, py::list slotList) {
       mlirModuleCreateParse(mlirModuleGetContext(target), toStringRef(text));
   if (mlirModuleIsNull(definitions))
     throw std::runtime_error("internal error: a callback trampoline does not "
-                             "parse:\n" + text);
+                             "parse:\n" +
+                             text);
   MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(definitions));
   while (!mlirOperationIsNull(op)) {
     MlirOperation next = mlirOperationGetNextInBlock(op);

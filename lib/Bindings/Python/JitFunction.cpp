@@ -77,10 +77,10 @@ struct JitFunction {
       MlirExecutionEngine jit = unwrapCapsule(
           engine, mlirPythonCapsuleToExecutionEngine, "an ExecutionEngine");
       std::string symbol = "_mlir_ciface_" + name, error;
-      packed = reinterpret_cast<void (*)(void **)>(
-          mlirExecutionEngineLookupChecked(jit, toStringRef(symbol),
-                                           /*packed=*/true, appendToString,
-                                           &error));
+      packed =
+          reinterpret_cast<void (*)(void **)>(mlirExecutionEngineLookupChecked(
+              jit, toStringRef(symbol),
+              /*packed=*/true, appendToString, &error));
       if (!packed)
         PyErr_Format(PyExc_RuntimeError, "cannot call '%s': %s", name.c_str(),
                      error.c_str());
@@ -118,8 +118,7 @@ PyObject *memRefResult(JitFunction &function, const ValueSpec &spec,
     auto *arg = reinterpret_cast<PyArrayObject *>(args[i]);
     if (params[i].kind == kMemRef && PyArray_DATA(arg) == allocated) {
       Py_INCREF(args[i]);
-      return memRefToArray(spec, descriptor, args[i],
-                           PyArray_ISWRITEABLE(arg));
+      return memRefToArray(spec, descriptor, args[i], PyArray_ISWRITEABLE(arg));
     }
   }
   PyObject *base = nullptr;
@@ -154,10 +153,10 @@ PyObject *convertResults(JitFunction &function, char *results,
     char *field = results + function.resultOffsets[i];
     PyObject *value =
         spec.kind == kMemRef
-            ? memRefResult(function, spec,
-                           MemRefView{reinterpret_cast<int64_t *>(field),
-                                      spec.rank()},
-                           args, owners)
+            ? memRefResult(
+                  function, spec,
+                  MemRefView{reinterpret_cast<int64_t *>(field), spec.rank()},
+                  args, owners)
             : loadScalar(spec, field);
     if (!value || !tuple) {
       ok = false;
@@ -205,8 +204,8 @@ PyObject *callJitFunction(PyObject *callable, PyObject *const *args,
     return nullptr;
   }
   char *frame = static_cast<char *>(alloca(function.frameSize + 15));
-  frame = reinterpret_cast<char *>(
-      alignTo(reinterpret_cast<uintptr_t>(frame), 16));
+  frame =
+      reinterpret_cast<char *>(alignTo(reinterpret_cast<uintptr_t>(frame), 16));
   void **packed = reinterpret_cast<void **>(frame);
   char *slots = frame + function.slotsOffset;
   char *results = frame + function.resultsOffset;
@@ -271,7 +270,8 @@ PyObject *callJitFunction(PyObject *callable, PyObject *const *args,
 // Functions take part in garbage collection: a callback may refer to the
 // JitModule whose functions refer to the callbacks' state.
 int traverseJitFunction(PyObject *self, visitproc visit, void *arg) {
-  JitFunction &function = *reinterpret_cast<JitFunctionObject *>(self)->function;
+  JitFunction &function =
+      *reinterpret_cast<JitFunctionObject *>(self)->function;
   Py_VISIT(function.compile.ptr());
   Py_VISIT(function.engine.ptr());
   Py_VISIT(function.errors.ptr());
@@ -279,7 +279,8 @@ int traverseJitFunction(PyObject *self, visitproc visit, void *arg) {
 }
 
 int clearJitFunction(PyObject *self) {
-  JitFunction &function = *reinterpret_cast<JitFunctionObject *>(self)->function;
+  JitFunction &function =
+      *reinterpret_cast<JitFunctionObject *>(self)->function;
   function.compile = py::object();
   function.engine = py::object();
   function.errors = py::object();
@@ -294,7 +295,8 @@ void deallocJitFunction(PyObject *self) {
 }
 
 PyObject *reprJitFunction(PyObject *self) {
-  JitFunction &function = *reinterpret_cast<JitFunctionObject *>(self)->function;
+  JitFunction &function =
+      *reinterpret_cast<JitFunctionObject *>(self)->function;
   return PyUnicode_FromFormat("<jitted function %s%s>", function.name.c_str(),
                               function.signature.text.c_str());
 }

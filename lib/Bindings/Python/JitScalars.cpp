@@ -77,8 +77,7 @@ bool toDouble(PyObject *object, const ValueSpec &spec, double &value) {
   // A complex (numpy's complex64 is no Python complex) would lose its
   // imaginary part.
   if (PyComplex_Check(object) || PyArray_IsScalar(object, ComplexFloating) ||
-      PyArray_Check(object) || PyUnicode_Check(object) ||
-      PyBytes_Check(object))
+      PyArray_Check(object) || PyUnicode_Check(object) || PyBytes_Check(object))
     return expected(spec, "a float", object);
   value = PyFloat_AsDouble(object);
   return value != -1.0 || !PyErr_Occurred() ||
@@ -92,8 +91,7 @@ bool conversionFailed(const ValueSpec &spec, const char *what,
                       PyObject *object) {
   if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
     PyErr_Clear();
-    return fail(PyExc_ValueError, spec,
-                "the value is too large for a float");
+    return fail(PyExc_ValueError, spec, "the value is too large for a float");
   }
   if (!PyErr_ExceptionMatches(PyExc_TypeError))
     return false;
@@ -132,8 +130,8 @@ bool storeScalar(PyObject *object, const ValueSpec &spec, char *slot) {
       float f = static_cast<float>(value);
       std::memcpy(slot, &f, 4);
     } else {
-      uint16_t half = spec.kind == kF16 ? doubleToHalf(value)
-                                        : doubleToBF16(value);
+      uint16_t half =
+          spec.kind == kF16 ? doubleToHalf(value) : doubleToBF16(value);
       std::memcpy(slot, &half, 2);
     }
     return true;

@@ -122,13 +122,12 @@ Signature describeSignature(MlirOperation function, const std::string &name,
   for (intptr_t i = 0; i < numArgs; ++i) {
     MlirType type = mlirFunctionTypeGetInput(functionType, i);
     signature.args.push_back(describeValue(type, labelOf("argument", i, type),
-                                           dtypes[i],
-                                           isReadOnly(function, i)));
+                                           dtypes[i], isReadOnly(function, i)));
   }
   for (intptr_t i = 0; i < numResults; ++i) {
     MlirType type = mlirFunctionTypeGetResult(functionType, i);
-    signature.results.push_back(describeValue(
-        type, labelOf("result", i, type), dtypes[numArgs + i], false));
+    signature.results.push_back(describeValue(type, labelOf("result", i, type),
+                                              dtypes[numArgs + i], false));
   }
   return signature;
 }

@@ -51,8 +51,8 @@ struct ValueSpec {
   /// Names the value in error messages: "argument 0 of 'add' (i64)".
   std::string label;
   // Memrefs only:
-  pybind11::object dtype; ///< numpy dtype of the elements
-  std::vector<int64_t> shape; ///< -1 where dynamic
+  pybind11::object dtype;       ///< numpy dtype of the elements
+  std::vector<int64_t> shape;   ///< -1 where dynamic
   std::vector<int64_t> strides; ///< in elements, kDynamic where dynamic
   int64_t offset = kDynamic;
   /// Declared `llvm.readonly`: read-only arrays may be passed.

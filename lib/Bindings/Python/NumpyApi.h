@@ -1,8 +1,10 @@
-//===- NumpyApi.h - numpy's C API, shared by the extension's files ---------===//
+//===- NumpyApi.h - numpy's C API, shared by the extension's files
+//---------===//
 //
 // numpy's C API is a table of function pointers that `_import_array` fills
 // once per extension module: every file includes numpy through this header,
-// and only the one defining MLIR_JIT_IMPORT_NUMPY (ExecutionEngineModule.cpp) owns it.
+// and only the one defining MLIR_JIT_IMPORT_NUMPY (ExecutionEngineModule.cpp)
+// owns it.
 //
 //===----------------------------------------------------------------------===//
 

@@ -243,19 +243,18 @@ void mlir::python::populatePassManagerSubmodule(py::module_ &m) {
               std::filesystem::create_directories(treePath, error);
               if (error || !std::filesystem::is_directory(treePath))
                 throw py::value_error(
-                    "cannot use tree_printing_dir_path '" + treePath + "': " +
-                    (error ? error.message() : "not a directory"));
+                    "cannot use tree_printing_dir_path '" + treePath +
+                    "': " + (error ? error.message() : "not a directory"));
             }
-            MlirOpPrintingFlags flags =
-                printingFlags(largeElementsLimit, largeResourceLimit,
-                              enableDebugInfo, /*prettyDebugInfo=*/false,
-                              printGenericOpForm);
+            MlirOpPrintingFlags flags = printingFlags(
+                largeElementsLimit, largeResourceLimit, enableDebugInfo,
+                /*prettyDebugInfo=*/false, printGenericOpForm);
             self.printsModuleScope = printModuleScope;
             self.treePrintingDir = treePath;
-            mlirPassManagerEnableIRPrinting(
-                pm, printBeforeAll, printAfterAll, printModuleScope,
-                printAfterChange, printAfterFailure, flags,
-                toStringRef(treePath));
+            mlirPassManagerEnableIRPrinting(pm, printBeforeAll, printAfterAll,
+                                            printModuleScope, printAfterChange,
+                                            printAfterFailure, flags,
+                                            toStringRef(treePath));
             mlirOpPrintingFlagsDestroy(flags);
           },
           py::arg("print_before_all") = false,

@@ -85,8 +85,8 @@ inline pybind11::object withLiveness(PyObject *capsule,
   if (!capsule)
     throw pybind11::error_already_set();
   if (PyCapsule_GetContext(capsule) == nullptr && !PyErr_Occurred()) {
-    PyCapsule_SetContext(capsule, new CapsuleLiveness{CapsuleLiveness::kMagic,
-                                                      alive});
+    PyCapsule_SetContext(capsule,
+                         new CapsuleLiveness{CapsuleLiveness::kMagic, alive});
     PyCapsule_SetDestructor(capsule, [](PyObject *self) {
       delete static_cast<CapsuleLiveness *>(PyCapsule_GetContext(self));
     });
@@ -113,7 +113,8 @@ inline void requireLiveCapsule(PyObject *capsule) {
   if (!alive || *alive)
     return;
   // "mlir.ir.Module._CAPIPtr" -> "Module"
-  std::string name = PyCapsule_GetName(capsule) ? PyCapsule_GetName(capsule) : "";
+  std::string name =
+      PyCapsule_GetName(capsule) ? PyCapsule_GetName(capsule) : "";
   PyErr_Clear();
   size_t end = name.rfind("._CAPIPtr");
   size_t begin = end == std::string::npos ? end : name.rfind('.', end - 1);
@@ -143,10 +144,9 @@ T unwrapCapsule(pybind11::handle object, T (*fromCapsule)(PyObject *),
       if (!PyErr_ExceptionMatches(PyExc_AttributeError))
         throw pybind11::error_already_set();
       PyErr_Clear();
-      throw pybind11::type_error(std::string("expected ") + expected +
-                                 ", got " +
-                                 std::string(pybind11::str(
-                                     pybind11::type::handle_of(object))));
+      throw pybind11::type_error(
+          std::string("expected ") + expected + ", got " +
+          std::string(pybind11::str(pybind11::type::handle_of(object))));
     }
     capsule = pybind11::reinterpret_steal<pybind11::object>(attribute);
   }
@@ -161,15 +161,15 @@ T unwrapCapsule(pybind11::handle object, T (*fromCapsule)(PyObject *),
   return value;
 }
 
-/// Makes the exceptions this module raises from C++ safe for messages that quote user
-/// input which is not valid UTF-8 (such as bytes given for a pass pipeline):
-/// undecodable bytes are shown as \x escapes instead of leaving an exception
-/// without its message.
+/// Makes the exceptions this module raises from C++ safe for messages that
+/// quote user input which is not valid UTF-8 (such as bytes given for a pass
+/// pipeline): undecodable bytes are shown as \x escapes instead of leaving an
+/// exception without its message.
 inline void registerUtf8SafeExceptions() {
   pybind11::register_local_exception_translator([](std::exception_ptr error) {
     auto raise = [](PyObject *type, const char *message) {
-      PyObject *text =
-          PyUnicode_DecodeUTF8(message, std::strlen(message), "backslashreplace");
+      PyObject *text = PyUnicode_DecodeUTF8(message, std::strlen(message),
+                                            "backslashreplace");
       PyErr_SetObject(type, text);
       Py_XDECREF(text);
     };

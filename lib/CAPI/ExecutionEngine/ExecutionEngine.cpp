@@ -288,10 +288,11 @@ LogicalResult compile(JitEngine &jit, std::string &error) {
 // Checked API.
 //===----------------------------------------------------------------------===//
 
-extern "C" MlirExecutionEngine mlirExecutionEngineCreateChecked(
-    MlirModule op, int optLevel, int numPaths,
-    const MlirStringRef *sharedLibPaths, bool enableObjectDump, bool enablePIC,
-    MlirStringCallback onError, void *userData) {
+extern "C" MlirExecutionEngine
+mlirExecutionEngineCreateChecked(MlirModule op, int optLevel, int numPaths,
+                                 const MlirStringRef *sharedLibPaths,
+                                 bool enableObjectDump, bool enablePIC,
+                                 MlirStringCallback onError, void *userData) {
   auto fail = [&](llvm::StringRef message) {
     report(onError, userData, message);
     return MlirExecutionEngine{nullptr};
@@ -336,8 +337,8 @@ extern "C" MlirExecutionEngine mlirExecutionEngineCreateChecked(
     return fail("cannot create a target machine for the host: " +
                 llvm::toString(targetMachine.takeError()));
 
-  auto transformer =
-      makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, targetMachine->get());
+  auto transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
+                                               targetMachine->get());
   ExecutionEngineOptions options;
   options.transformer = transformer;
   options.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(optLevel);
@@ -414,10 +415,8 @@ extern "C" void *mlirExecutionEngineLookupChecked(MlirExecutionEngine jit,
   return address;
 }
 
-extern "C" MlirLogicalResult
-mlirExecutionEngineInitializeChecked(MlirExecutionEngine jitHandle,
-                                     MlirStringCallback onError,
-                                     void *userData) {
+extern "C" MlirLogicalResult mlirExecutionEngineInitializeChecked(
+    MlirExecutionEngine jitHandle, MlirStringCallback onError, void *userData) {
   JitEngine &jit = *unwrapJit(jitHandle);
   std::string error;
   if (failed(compile(jit, error)))
@@ -462,7 +461,7 @@ extern "C" MlirLogicalResult mlirExecutionEngineDumpToObjectFileChecked(
 
 extern "C" int64_t
 mlirExecutionEngineGetNumPackedArguments(MlirExecutionEngine jit,
-                                        MlirStringRef name) {
+                                         MlirStringRef name) {
   const llvm::StringMap<int64_t> &counts = unwrapJit(jit)->numPackedArguments;
   auto it = counts.find(unwrap(name));
   return it == counts.end() ? -1 : it->second;

@@ -20,7 +20,7 @@ def _rpath(library: str) -> str:
         elf = f.read()
     if elf[:6] != b"\x7fELF\x02\x01":
         return ""
-    shoff, = struct.unpack_from("<Q", elf, 0x28)
+    (shoff,) = struct.unpack_from("<Q", elf, 0x28)
     shentsize, shnum = struct.unpack_from("<HH", elf, 0x3A)
     sections = [struct.unpack_from("<IIQQQQI", elf, shoff + i * shentsize) for i in range(shnum)]
     for _, kind, _, _, offset, size, link in sections:

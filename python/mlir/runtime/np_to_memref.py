@@ -56,10 +56,14 @@ class BF16(ctypes.Structure):
 def _f8_struct(name: str) -> "type[ctypes.Structure]":
     # Each f8 type gets its own field name so the structured numpy dtypes of
     # the structs stay distinct and to_numpy can tell them apart.
-    return type(name, (ctypes.Structure,), {
-        "__doc__": f"{name} element, kept as its raw 8 bits.",
-        "_fields_": [("f" + name[1:], ctypes.c_int8)],
-    })
+    return type(
+        name,
+        (ctypes.Structure,),
+        {
+            "__doc__": f"{name} element, kept as its raw 8 bits.",
+            "_fields_": [("f" + name[1:], ctypes.c_int8)],
+        },
+    )
 
 
 F8E4M3FN = _f8_struct("F8E4M3FN")
@@ -119,8 +123,11 @@ _ELEMENT_TYPE_TO_DTYPE_NAME = {
     "f64": "float64",
     "complex<f32>": "complex64",
     "complex<f64>": "complex128",
-    **{"f" + struct.__name__[1:]: name for struct, name in _STRUCT_TO_DTYPE_NAME.items()
-       if struct.__name__.startswith("F8")},
+    **{
+        "f" + struct.__name__[1:]: name
+        for struct, name in _STRUCT_TO_DTYPE_NAME.items()
+        if struct.__name__.startswith("F8")
+    },
 }
 
 
@@ -227,9 +234,7 @@ def _check_ndarray(nparray: object, fn: str) -> "NDArray[Any]":
     if isinstance(nparray, np.generic):
         return np.asarray(nparray)
     if not isinstance(nparray, np.ndarray):
-        raise TypeError(
-            f"{fn}: expected a numpy.ndarray, got {type(nparray).__name__}"
-        )
+        raise TypeError(f"{fn}: expected a numpy.ndarray, got {type(nparray).__name__}")
     return nparray
 
 
@@ -314,9 +319,7 @@ def _strided_view(desc: ctypes.Structure, np_dtype: "DTypeLike") -> "NDArray[Any
     # Wrap exactly the addressed bytes in a buffer and lay the memref's
     # strides over it: numpy sees the real memory, nothing is copied, and
     # numpy itself checks the strides stay inside the buffer.
-    buf = (ctypes.c_char * ((hi - lo + 1) * itemsize)).from_address(
-        first_addr + lo * itemsize
-    )
+    buf = (ctypes.c_char * ((hi - lo + 1) * itemsize)).from_address(first_addr + lo * itemsize)
     return np.ndarray(
         shape,
         dtype=np_dtype,

@@ -40,9 +40,9 @@ SCALE = int(os.environ.get("FUZZ_SCALE", "1"))
 # examples there.
 SANITIZED_FACTOR = 0.5 if os.environ.get("MLIR_SANITIZERS") else 1.0
 
-#===------------------------------------------------------------------------===#
+# ===------------------------------------------------------------------------===#
 # Running examples.
-#===------------------------------------------------------------------------===#
+# ===------------------------------------------------------------------------===#
 
 outcomes = collections.Counter()  # "ok" and exception type names
 successes_by_label = collections.Counter()  # "ok" by attempt()'s label
@@ -109,9 +109,9 @@ def fuzz(max_examples, strategy):
     return decorate
 
 
-#===------------------------------------------------------------------------===#
+# ===------------------------------------------------------------------------===#
 # Inputs.
-#===------------------------------------------------------------------------===#
+# ===------------------------------------------------------------------------===#
 
 # Needs allow_unregistered_dialects. Upstream's inliner crashes on it (on an
 # unregistered operation with a region, `any(inline)`, mlir-opt too): the
@@ -188,15 +188,69 @@ func.func @affine(%m: memref<8xf32>) {
 ]
 
 TOKENS = [
-    "func.func", "llvm.func", "@f", "@add", "%a", "%0", "%r:2", "^bb0", "(", ")",
-    "{", "}", "<", ">", "[", "]", ":", ",", "->", "=", "i1", "i32", "i64", "f32",
-    "index", "memref<?xf32>", "memref<*xf32>", "tensor<2x?xf64>", "complex<f32>",
-    "!llvm.ptr", "!llvm.struct<(i32, f64)>", "vector<4xf32>", "return",
-    "arith.addi", "arith.constant", "func.call", "scf.for", "scf.yield",
-    "memref.load", "dense<[1, 2]>", "affine_map<(d0) -> (d0)>", "loc(", "#loc",
-    "attributes", "{llvm.emit_c_interface}", "private", "module", "\"x.y\"()",
-    "0x7FF0000000000000", "1.0e+309", "-9223372036854775809", "\"\\00\"",
-    "// comment", "#map", "unit", "@", "%", "^", "!", "#", "\"", "\n", "\0",
+    "func.func",
+    "llvm.func",
+    "@f",
+    "@add",
+    "%a",
+    "%0",
+    "%r:2",
+    "^bb0",
+    "(",
+    ")",
+    "{",
+    "}",
+    "<",
+    ">",
+    "[",
+    "]",
+    ":",
+    ",",
+    "->",
+    "=",
+    "i1",
+    "i32",
+    "i64",
+    "f32",
+    "index",
+    "memref<?xf32>",
+    "memref<*xf32>",
+    "tensor<2x?xf64>",
+    "complex<f32>",
+    "!llvm.ptr",
+    "!llvm.struct<(i32, f64)>",
+    "vector<4xf32>",
+    "return",
+    "arith.addi",
+    "arith.constant",
+    "func.call",
+    "scf.for",
+    "scf.yield",
+    "memref.load",
+    "dense<[1, 2]>",
+    "affine_map<(d0) -> (d0)>",
+    "loc(",
+    "#loc",
+    "attributes",
+    "{llvm.emit_c_interface}",
+    "private",
+    "module",
+    '"x.y"()',
+    "0x7FF0000000000000",
+    "1.0e+309",
+    "-9223372036854775809",
+    '"\\00"',
+    "// comment",
+    "#map",
+    "unit",
+    "@",
+    "%",
+    "^",
+    "!",
+    "#",
+    '"',
+    "\n",
+    "\0",
 ]
 
 # Not in the process, so registering them hijacks nothing the jitted code
@@ -239,16 +293,35 @@ def mlir_text(draw):
 
 
 PASSES = [
-    "canonicalize", "cse", "inline", "sccp", "symbol-dce", "loop-invariant-code-motion",
-    "convert-scf-to-cf", "convert-cf-to-llvm", "convert-func-to-llvm",
-    "convert-arith-to-llvm", "convert-math-to-llvm", "convert-index-to-llvm",
-    "convert-complex-to-llvm", "finalize-memref-to-llvm", "expand-strided-metadata",
-    "lower-affine", "arith-expand", "reconcile-unrealized-casts", "no-such-pass",
+    "canonicalize",
+    "cse",
+    "inline",
+    "sccp",
+    "symbol-dce",
+    "loop-invariant-code-motion",
+    "convert-scf-to-cf",
+    "convert-cf-to-llvm",
+    "convert-func-to-llvm",
+    "convert-arith-to-llvm",
+    "convert-math-to-llvm",
+    "convert-index-to-llvm",
+    "convert-complex-to-llvm",
+    "finalize-memref-to-llvm",
+    "expand-strided-metadata",
+    "lower-affine",
+    "arith-expand",
+    "reconcile-unrealized-casts",
+    "no-such-pass",
     "canonicalize{max-iterations=1 region-simplify=disabled}",
-    "canonicalize{max-iterations=-1}", "cse{bad-option=1}",
-    "convert-func-to-llvm{index-bitwidth=32}", "convert-func-to-llvm{index-bitwidth=x}",
-    "func.func(canonicalize)", "func.func(cse)", "llvm.func(canonicalize)",
-    "any(cse)", "builtin.module(symbol-dce)",
+    "canonicalize{max-iterations=-1}",
+    "cse{bad-option=1}",
+    "convert-func-to-llvm{index-bitwidth=32}",
+    "convert-func-to-llvm{index-bitwidth=x}",
+    "func.func(canonicalize)",
+    "func.func(cse)",
+    "llvm.func(canonicalize)",
+    "any(cse)",
+    "builtin.module(symbol-dce)",
 ]
 
 
@@ -277,13 +350,33 @@ scalars = st.one_of(
     st.complex_numbers(),
     st.text(max_size=10),
     st.binary(max_size=10),
-    st.sampled_from([np.int8(-1), np.uint64(2**64 - 1), np.float32("nan"), np.float16(1.5),
-                     np.bool_(True), np.complex64(1j), "\ud800", object(), print, int]),
+    st.sampled_from(
+        [
+            np.int8(-1),
+            np.uint64(2**64 - 1),
+            np.float32("nan"),
+            np.float16(1.5),
+            np.bool_(True),
+            np.complex64(1j),
+            "\ud800",
+            object(),
+            print,
+            int,
+        ]
+    ),
 )
 
-CTYPES_SCALARS = [ctypes.c_int8, ctypes.c_int16, ctypes.c_int32, ctypes.c_int64,
-                  ctypes.c_uint64, ctypes.c_float, ctypes.c_double, ctypes.c_bool,
-                  ctypes.c_char]
+CTYPES_SCALARS = [
+    ctypes.c_int8,
+    ctypes.c_int16,
+    ctypes.c_int32,
+    ctypes.c_int64,
+    ctypes.c_uint64,
+    ctypes.c_float,
+    ctypes.c_double,
+    ctypes.c_bool,
+    ctypes.c_char,
+]
 
 
 @st.composite
@@ -307,6 +400,7 @@ null_pointers = st.sampled_from(
     [ctypes.c_void_p(), ctypes.c_void_p(0), ctypes.POINTER(ctypes.c_int64)()]
 )
 
+
 def make_array(dtype, shape, step, order):
     array = np.zeros(shape, dtype, order=order)
     if array.dtype.kind in "iufcb":
@@ -316,8 +410,24 @@ def make_array(dtype, shape, step, order):
 
 arrays = st.builds(
     make_array,
-    st.sampled_from(["int8", "int32", "int64", "float16", "float32", "float64", "complex64",
-                     "complex128", "bool", "uint16", "object", "U3", "V4", "datetime64[s]"]),
+    st.sampled_from(
+        [
+            "int8",
+            "int32",
+            "int64",
+            "float16",
+            "float32",
+            "float64",
+            "complex64",
+            "complex128",
+            "bool",
+            "uint16",
+            "object",
+            "U3",
+            "V4",
+            "datetime64[s]",
+        ]
+    ),
     st.lists(st.integers(0, 5), max_size=4).map(tuple),
     st.sampled_from([1, 1, 2, -1]),
     st.sampled_from(["C", "F"]),
@@ -339,10 +449,9 @@ HOOK = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)(hook)
 HOOK_ADDRESS = ctypes.cast(HOOK, ctypes.c_void_p).value
 
 
-
-#===------------------------------------------------------------------------===#
+# ===------------------------------------------------------------------------===#
 # Batches, each in a subprocess.
-#===------------------------------------------------------------------------===#
+# ===------------------------------------------------------------------------===#
 
 
 def successes(at_least, labels=None):
@@ -372,8 +481,13 @@ def run_batch(batch):
         f"only {ok} successful calls{' of ' + ', '.join(labels) if labels else ''} in "
         f"{examples} examples; at least {required} ({at_least} an example) expected"
     )
-    result = {"examples": examples, "outcomes": dict(outcomes), "successes": ok,
-              "required": required, "seconds": time.monotonic() - start}
+    result = {
+        "examples": examples,
+        "outcomes": dict(outcomes),
+        "successes": ok,
+        "required": required,
+        "seconds": time.monotonic() - start,
+    }
     print("RESULT " + json.dumps(result), flush=True)
 
 
@@ -382,7 +496,7 @@ def main(namespace, path):
     `batch_*` of `namespace` in a subprocess of its own, printing a line
     each and a summary; exits with 1 if a batch failed."""
     batches = {
-        name[len("batch_"):]: fn for name, fn in namespace.items() if name.startswith("batch_")
+        name[len("batch_") :]: fn for name, fn in namespace.items() if name.startswith("batch_")
     }
     for name, fn in batches.items():
         assert hasattr(fn, "min_successes"), f"batch_{name} declares no @successes(...)"
@@ -395,8 +509,9 @@ def main(namespace, path):
     for name in batches:
         with tempfile.NamedTemporaryFile("r", suffix=".txt") as last:
             env = dict(os.environ, FUZZ_LAST_EXAMPLE=last.name)
-            process = subprocess.run([sys.executable, path, name], env=env,
-                                     capture_output=True, text=True, timeout=900)
+            process = subprocess.run(
+                [sys.executable, path, name], env=env, capture_output=True, text=True, timeout=900
+            )
             results = [line for line in process.stdout.splitlines() if line.startswith("RESULT ")]
             if process.returncode != 0 or not results:
                 failures += 1
@@ -405,13 +520,15 @@ def main(namespace, path):
                 print("  stdout: " + process.stdout[-3000:].replace("\n", "\n  "))
                 print("  stderr: " + process.stderr[-6000:].replace("\n", "\n  "))
                 continue
-        result = json.loads(results[-1][len("RESULT "):])
+        result = json.loads(results[-1][len("RESULT ") :])
         total.update(result["outcomes"])
         total_examples += result["examples"]
         counts = ", ".join(f"{k} {v}" for k, v in sorted(result["outcomes"].items()))
-        print(f"batch {name}: {result['examples']} examples, no crash, "
-              f"{result['successes']} successful calls (at least {result['required']}) "
-              f"({counts}; {result['seconds']:.1f}s)")
+        print(
+            f"batch {name}: {result['examples']} examples, no crash, "
+            f"{result['successes']} successful calls (at least {result['required']}) "
+            f"({counts}; {result['seconds']:.1f}s)"
+        )
     print(f"fuzz: {len(batches)} batches, {total_examples} examples, {failures} failed")
     print("exceptions: " + " ".join(f"{name}={total[name]}" for name in EXPECTED_NAMES))
     sys.exit(1 if failures else 0)
