@@ -44,6 +44,7 @@ struct JitFunction {
   // results.
   size_t slotsOffset, resultsOffset, frameSize;
   std::vector<size_t> descriptorOffsets; // for each argument
+  std::vector<size_t> memRefArgs;        // the memref arguments' indices
   std::vector<size_t> resultOffsets;     // within the results area
 
   void layOut() {
@@ -53,6 +54,8 @@ struct JitFunction {
     slotsOffset = alignTo(numPacked * sizeof(void *), 16);
     size_t offset = slotsOffset + kSlotSize * args.size();
     for (const ValueSpec &arg : args) {
+      if (arg.kind == kMemRef)
+        memRefArgs.push_back(descriptorOffsets.size());
       descriptorOffsets.push_back(offset);
       if (arg.kind == kMemRef)
         offset += sizeOf(arg);
@@ -244,9 +247,8 @@ PyObject *callJitFunction(PyObject *callable, PyObject *const *args,
   // Callbacks get read-only views of read-only arrays.
   JitThreadState &state = threadState();
   size_t readOnlyMark = state.numReadOnly;
-  for (size_t i = 0; i < params.size(); ++i)
-    if (params[i].kind == kMemRef &&
-        !PyArray_ISWRITEABLE(reinterpret_cast<PyArrayObject *>(args[i])))
+  for (size_t i : function.memRefArgs)
+    if (!PyArray_ISWRITEABLE(reinterpret_cast<PyArrayObject *>(args[i])))
       state.addReadOnly(
           PyArray_DATA(reinterpret_cast<PyArrayObject *>(args[i])));
   runJitted(state, function.releaseGil, function.packed, packed);

@@ -74,8 +74,8 @@ bool storeMemRef(PyObject *object, const ValueSpec &spec,
   for (int d = 0; d < ndim; ++d) {
     // An empty array's strides mean nothing (numpy 2 gives some 0): no
     // element is ever addressed through them.
-    int64_t stride = empty ? 0 : strides[d] / itemsize;
-    if (!empty && strides[d] % itemsize != 0)
+    int64_t stride = empty ? 0 : strides[d] >> spec.elementShift;
+    if (!empty && (strides[d] & (itemsize - 1)) != 0)
       return fail(PyExc_ValueError, spec,
                   "array strides are not a multiple of its element size; "
                   "pass np.ascontiguousarray(array)");

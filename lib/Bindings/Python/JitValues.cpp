@@ -68,6 +68,13 @@ ValueSpec describeValue(MlirType type, std::string label, py::handle dtype,
                          " is not supported; typed calls support " +
                          kSupported);
   spec.dtype = py::reinterpret_borrow<py::object>(dtype);
+  auto itemsize = spec.dtype.attr("itemsize").cast<int64_t>();
+  while ((int64_t{1} << spec.elementShift) < itemsize)
+    ++spec.elementShift;
+  if ((int64_t{1} << spec.elementShift) != itemsize)
+    throw py::type_error(spec.label + ": elements of " +
+                         std::to_string(itemsize) +
+                         " bytes are not supported (not a power of two)");
   intptr_t rank = mlirShapedTypeGetRank(type);
   for (intptr_t d = 0; d < rank; ++d)
     spec.shape.push_back(mlirShapedTypeIsDynamicDim(type, d)

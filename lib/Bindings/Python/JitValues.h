@@ -55,6 +55,9 @@ struct ValueSpec {
   std::vector<int64_t> shape;   ///< -1 where dynamic
   std::vector<int64_t> strides; ///< in elements, kDynamic where dynamic
   int64_t offset = kDynamic;
+  /// log2 of the element size, which is a power of two for every element
+  /// type (strides convert by a shift, not a division).
+  int elementShift = 0;
   /// Declared `llvm.readonly`: read-only arrays may be passed.
   bool readOnly = false;
 
