@@ -22,7 +22,9 @@ def case(name, code):
 # CHECK-LABEL: CASE: callback calling jitted code through invoke
 # CHECK: 42 42
 # CHECK: exit code: 0
-case("callback calling jitted code through invoke", """
+case(
+    "callback calling jitted code through invoke",
+    """
 m = jit('''
 func.func private @cb(i64) -> i64
 func.func @f(%x: i64) -> i64 {
@@ -37,13 +39,16 @@ def cb(x):
     return r.value
 m.register("cb", cb)
 print(m.f(0), m.f(1))
-""")
+""",
+)
 
 # Two results over one allocation, the first of which cannot be viewed.
 # CHECK-LABEL: CASE: a failed result sharing an allocation
 # CHECK-COUNT-3: ValueError: result 0 of 'f' {{.*}}: cannot view the memref as an array
 # CHECK: exit code: 0
-case("a failed result sharing an allocation", """
+case(
+    "a failed result sharing an allocation",
+    """
 m = jit('''
 func.func @f(%n: index) -> (memref<?x?xf64, strided<[0, 0]>>, memref<1xf64>) {
   %a = memref.alloc() : memref<1xf64>
@@ -56,7 +61,8 @@ for i in range(3):
         m.f(2**62)
     except ValueError as e:
         print("ValueError:", e)
-""")
+""",
+)
 
 # A callback's view of a constant global is read-only (it lives in read-only
 # memory); views of read-only arguments too.
@@ -65,7 +71,9 @@ for i in range(3):
 # CHECK: read-only argument's view writeable: False
 # CHECK: result aliasing a read-only argument writeable: False
 # CHECK: exit code: 0
-case("read-only views in callbacks", """
+case(
+    "read-only views in callbacks",
+    """
 m = jit('''
 memref.global "private" constant @table : memref<4xf64> = dense<[1.0, 2.0, 3.0, 4.0]>
 func.func private @cb(memref<4xf64>)
@@ -84,13 +92,16 @@ m.register("cb2", lambda v: print("read-only argument's view writeable:", v.flag
 m.f()
 out = m.g(np.frombuffer(b"immutable bytes!", np.int8))
 print("result aliasing a read-only argument writeable:", out.flags.writeable)
-""")
+""",
+)
 
 # A view kept after the callback (a traceback's locals) reads no freed memory.
 # CHECK-LABEL: CASE: a view kept by a traceback
 # CHECK: kept view: shape (0,), writeable False
 # CHECK: exit code: 0
-case("a view kept by a traceback", """
+case(
+    "a view kept by a traceback",
+    """
 m = jit('''
 func.func private @check(memref<?xf64>)
 func.func @f(%n: index) {
@@ -109,13 +120,16 @@ try:
 except ValueError:
     traceback.TracebackException(*sys.exc_info(), capture_locals=True).format()
 print(f"kept view: shape {kept[0].shape}, writeable {kept[0].flags.writeable}")
-""")
+""",
+)
 
 # CHECK-LABEL: CASE: invoke with bytes as a result pointer
 # CHECK: TypeError: argument 1 of 'g' must be a pointer
 # CHECK: b'\x00' unchanged: True
 # CHECK: exit code: 0
-case("invoke with bytes as a result pointer", """
+case(
+    "invoke with bytes as a result pointer",
+    """
 m = jit('''func.func @g(%x: i8) -> i8 {
   %c = arith.constant 65 : i8
   %r = arith.addi %x, %c : i8
@@ -126,14 +140,17 @@ try:
 except TypeError as e:
     print("TypeError:", e)
 print("b'\\\\x00' unchanged:", b"\\x00" == bytes([0]))
-""")
+""",
+)
 
 # A finalizer that calls the module while its first call compiles it.
 # CHECK-LABEL: CASE: a call during compilation
 # CHECK: RuntimeError: the JitModule is being compiled by this thread
 # CHECK: first call: 1
 # CHECK: exit code: 0
-case("a call during compilation", """
+case(
+    "a call during compilation",
+    """
 m = jit('''func.func @f(%x: i64) -> i64 { return %x : i64 }
 func.func @g(%x: i64) -> i64 { return %x : i64 }''')
 seen = []
@@ -153,17 +170,21 @@ Finalizer()
 gc.set_threshold(1)
 print("first call:", m.f(1))
 gc.set_threshold(700)
-""")
+""",
+)
 
 # CHECK-LABEL: CASE: names with a NUL
 # CHECK: ValueError: the function name 'g\x00h' contains a NUL character
 # CHECK: exit code: 0
-case("names with a NUL", """
+case(
+    "names with a NUL",
+    """
 try:
     jit('func.func @"g\\\\00h"(%x: i64) -> i64 { return %x : i64 }')
 except ValueError as e:
     print("ValueError:", e)
-""")
+""",
+)
 
 # A hook installed after ours that chains to the previous one: no recursion,
 # and an unrelated error during a call is not taken for the call's.
@@ -171,7 +192,9 @@ except ValueError as e:
 # CHECK: reported: ZeroDivisionError
 # CHECK: call result: 2
 # CHECK: exit code: 0
-case("a chaining unraisablehook", """
+case(
+    "a chaining unraisablehook",
+    """
 m = jit('''func.func private @cb(i64) -> i64
 func.func @g(%x: i64) -> i64 {
   %r = func.call @cb(%x) : (i64) -> i64
@@ -192,7 +215,8 @@ sys.unraisablehook = chained
 Raises()
 eng.invoke("g", ctypes.byref(a), ctypes.byref(r))
 print("call result:", r.value)
-""")
+""",
+)
 
 # CHECK-LABEL: CASE: misreported values
 # CHECK: TypeError: callback 'v' is declared () -> (), without results: it must return None, got int
@@ -200,7 +224,9 @@ print("call result:", r.value)
 # CHECK: ValueError: argument 0 of 'c' (complex<f32>): the value is too large for a float
 # CHECK: TypeError: argument 0 of 'i' (i64): expected an int, got numpy.ndarray
 # CHECK: exit code: 0
-case("misreported values", """
+case(
+    "misreported values",
+    """
 m = jit('''func.func private @v()
 func.func @f() {
   func.call @v() : () -> ()
@@ -214,4 +240,5 @@ for call in (m.f, lambda: m["v"], lambda: m.c(2**2000), lambda: m.i(np.array([5]
         call()
     except Exception as e:
         print(f"{type(e).__name__}: {e}")
-""")
+""",
+)
