@@ -54,6 +54,7 @@ import weakref
 
 import numpy as np
 
+from fixtures import expect_error
 from mlir.execution_engine import *
 from mlir.ir import *
 from mlir.passmanager import *
@@ -107,17 +108,6 @@ def call_i64(engine, value):
     arg, result = ctypes.c_int64(value), ctypes.c_int64(-1)
     engine.invoke("call", ctypes.pointer(arg), ctypes.pointer(result))
     return result.value
-
-
-def expect_error(name, fn):
-    """Runs fn, printing the exception it raises (or that it raised none)."""
-    print(f"CASE: {name}")
-    try:
-        fn()
-    except Exception as error:
-        print(f"  {type(error).__name__}: {error}")
-    else:
-        print("  no exception")
 
 
 def in_subprocess(name, code):

@@ -51,18 +51,7 @@ from mlir.runtime import *
 
 # The `add` and `call` (calls `hook`) modules, and lowered(source) with the
 # lowering pipeline LOWERING.
-from fixtures import ADD, CALLBACK, LOWERING, lowered, run_python
-
-
-def expect_error(name, fn):
-    """Runs fn, printing the exception it raises (or that it raised none)."""
-    print(f"CASE: {name}")
-    try:
-        fn()
-    except Exception as error:
-        print(f"  {type(error).__name__}: {error}")
-    else:
-        print("  no exception")
+from fixtures import ADD, CALLBACK, LOWERING, expect_error, lowered, run_python
 
 
 def in_subprocess(name, code):

@@ -14,6 +14,7 @@ import tempfile
 import textwrap
 import threading
 
+from fixtures import expect_error
 from mlir.execution_engine import *
 from mlir.ir import *
 from mlir.passmanager import *
@@ -26,17 +27,6 @@ func.func @add(%a: i64, %b: i64) -> i64 attributes { llvm.emit_c_interface } {
   return %r : i64
 }
 """
-
-
-def expect_error(name, fn):
-    """Runs fn, printing the exception it raises (or that it raised none)."""
-    print(f"CASE: {name}")
-    try:
-        fn()
-    except Exception as error:
-        print(f"  {type(error).__name__}: {error}")
-    else:
-        print("  no exception")
 
 
 def in_subprocess(name, code, timeout=300):

@@ -75,6 +75,17 @@ def lowered(source, context=None):
     return module
 
 
+def expect_error(name, fn):
+    """Prints `CASE: name`, then runs fn, printing the exception it raises (or that it raised none)."""
+    print(f"CASE: {name}")
+    try:
+        fn()
+    except Exception as error:
+        print(f"  {type(error).__name__}: {error}")
+    else:
+        print("  no exception")
+
+
 def show_error(fn, *args, **kwargs):
     """Calls fn; prints `Type: message` of what it raised, or `no exception`."""
     try:
