@@ -261,6 +261,46 @@ void testUntranslatableModule(MlirContext ctx) {
   mlirModuleDestroy(module);
 }
 
+// CHECK-LABEL: testNulNames
+// LLVM's symbol tables end a name at a NUL: two names differing after one
+// would collide. Symbols and names holding one are refused.
+void testNulNames(MlirContext ctx) {
+  printf("testNulNames\n");
+  MlirModule module = parseModule(
+      ctx,
+      "func.func @\"f\\00x\"() attributes { llvm.emit_c_interface } { return }",
+      1);
+  // CHECK: create: the symbol 'f\0...' contains a NUL character, which LLVM
+  // symbol names cannot hold: rename it
+  // CHECK-SAME: (null: 1)
+  printf("create: ");
+  MlirExecutionEngine jit = mlirExecutionEngineCreateChecked(
+      module, 2, 0, NULL, false, false, printToStdout, NULL);
+  printf(" (null: %d)\n", mlirExecutionEngineIsNull(jit));
+  mlirModuleDestroy(module);
+
+  module = parseModule(ctx, kCallbackModule, 1);
+  jit = requireEngine(
+      mlirExecutionEngineCreate(module, 2, 0, NULL, false, false));
+  MlirStringRef withNul = mlirStringRefCreate("callback_test\0x", 15);
+  // CHECK: lookup: cannot look up 'callback_test\0...': the name contains a
+  // NUL character
+  // CHECK-SAME: (null: 1)
+  printf("lookup: ");
+  void *fn = mlirExecutionEngineLookupChecked(jit, withNul, /*packed=*/true,
+                                              printToStdout, NULL);
+  printf(" (null: %d)\n", fn == NULL);
+  // CHECK: register: cannot register symbol 'callback_test\0...': the name
+  // contains a NUL character
+  // CHECK-SAME: (failed: 1)
+  printf("register: ");
+  MlirLogicalResult status = mlirExecutionEngineRegisterSymbolChecked(
+      jit, withNul, (void *)someCallbackIntoPython, printToStdout, NULL);
+  printf(" (failed: %d)\n", mlirLogicalResultIsFailure(status));
+  mlirExecutionEngineDestroy(jit);
+  mlirModuleDestroy(module);
+}
+
 // CHECK-LABEL: testDumpToObjectFile
 void testDumpToObjectFile(MlirContext ctx) {
   printf("testDumpToObjectFile\n");
@@ -341,6 +381,7 @@ int main(void) {
   testRegisterSymbol(ctx);
   testMissingSymbol(ctx);
   testUntranslatableModule(ctx);
+  testNulNames(ctx);
   testDumpToObjectFile(ctx);
   testInitialize(ctx);
   mlirContextDestroy(ctx);

@@ -22,9 +22,12 @@
 #    returns keep working after the JitModule is gone, callbacks included; a
 #    callback closure that refers to its JitModule (a cycle through the
 #    engine) is collected once everything is dropped, and not before.
-# 4. Paths. A `shared_libs` entry or a `dump_to_object_file` name with a NUL
-#    character is a ValueError ("... contains a NUL character"), not a
-#    shorter path; a directory given as a shared library says it is one.
+# 4. Paths and names. A `shared_libs` entry or a `dump_to_object_file` name
+#    with a NUL character is a ValueError ("... contains a NUL character"),
+#    not a shorter path; a directory given as a shared library says it is
+#    one. LLVM ends symbol names at a NUL, so a name given to `lookup`,
+#    `invoke` or `register_runtime` with one is a ValueError, and a module
+#    defining a symbol with one cannot make an engine (RuntimeError).
 # 5. Addresses and capsules. `raw_register_runtime` with a `.value` that is
 #    no address (-1, 2**64) and `invoke` with an int outside [0, 2**64) are
 #    ValueErrors saying the value is not a valid address (ctypes would wrap
@@ -493,6 +496,21 @@ def dump_with_nul():
 # CHECK-NEXT: a file was written at the truncated path: False
 # CHECK-NEXT: ValueError: object file name '{{.*}}engine_errors.o\0...' contains a NUL character
 expect_error("object file name with a NUL", dump_with_nul)
+
+# CHECK-LABEL: CASE: module symbol with a NUL
+# CHECK: RuntimeError: Failure while creating the ExecutionEngine. the symbol 'add\0...' contains a NUL character, which LLVM symbol names cannot hold: rename it
+expect_error("module symbol with a NUL", lambda: engine_for(ADD.replace("@add", '@"add\\00x"')))
+
+# CHECK-LABEL: CASE: lookup of a name with a NUL
+# CHECK: ValueError: symbol name '_mlir_ciface_add\0...' contains a NUL character
+expect_error("lookup of a name with a NUL", lambda: engine_for(ADD).lookup("add\0x"))
+
+# CHECK-LABEL: CASE: runtime registered under a name with a NUL
+# CHECK: ValueError: symbol name '_mlir_ciface_hook\0...' contains a NUL character
+expect_error(
+    "runtime registered under a name with a NUL",
+    lambda: engine_for(ADD).register_runtime("hook\0x", I64_FN(lambda x: x)),
+)
 
 # --- 5. Addresses and capsules ----------------------------------------------
 

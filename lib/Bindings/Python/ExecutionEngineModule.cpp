@@ -66,8 +66,9 @@ private:
   throw std::runtime_error(what + ": " + reason);
 }
 
-/// Refuses a path with an embedded NUL, which the C library's file calls
-/// would cut short: they would use another file.
+/// Refuses a path or a symbol name with an embedded NUL, which the C
+/// library's file calls and LLVM's symbol tables would cut short: they would
+/// use another file or symbol.
 void checkNoNul(const std::string &path, const std::string &what) {
   size_t nul = path.find('\0');
   if (nul != std::string::npos)
@@ -143,6 +144,7 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
       .def(
           "raw_lookup",
           [](PyExecutionEngine &self, const std::string &name) -> uintptr_t {
+            checkNoNul(name, "symbol name");
             // Upstream's contract: 0 for a name the module does not define
             // (callers test `if not engine.raw_lookup(...)`).
             if (mlirExecutionEngineGetNumPackedArguments(self.get(),
@@ -190,6 +192,7 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
           "raw_register_runtime",
           [](PyExecutionEngine &self, const std::string &name,
              py::object callback) {
+            checkNoNul(name, "symbol name");
             void *address = runtimeAddress(callback, name);
             std::string error;
             if (mlirLogicalResultIsFailure(

@@ -73,6 +73,25 @@ MlirLogicalResult report(MlirStringCallback onError, void *userData,
   return mlirLogicalResultFailure();
 }
 
+/// A name or path holding a NUL character as messages show it. LLVM's symbol
+/// tables and ORC end names at a NUL (two names differing after it would
+/// collide), so no symbol may hold one.
+std::string nameWithNul(llvm::StringRef name) {
+  return name.substr(0, name.find('\0')).str() + "\\0...";
+}
+
+/// Finds a symbol of the module whose name has a NUL character: the error,
+/// or an empty string if there is none.
+std::string findNulSymbol(ModuleOp module) {
+  for (Operation &op : module.getBody()->getOperations())
+    if (auto symbol = dyn_cast<SymbolOpInterface>(op))
+      if (symbol.getName().contains('\0'))
+        return "the symbol '" + nameWithNul(symbol.getName()) +
+               "' contains a NUL character, which LLVM symbol names cannot "
+               "hold: rename it";
+  return "";
+}
+
 /// Records the symbols the module defines, so that registering one of them
 /// fails cleanly instead of aborting inside ORC, and those it only declares,
 /// to name the missing ones when compilation fails.
@@ -242,6 +261,11 @@ void defineMissingRuntimeFunctions(ExecutionEngine &engine) {
 /// the module compiles the module.
 void *lookup(JitEngine &jit, llvm::StringRef name, bool packed,
              std::string &error) {
+  if (name.contains('\0')) {
+    error = "cannot look up '" + nameWithNul(name) +
+            "': the name contains a NUL character";
+    return nullptr;
+  }
   std::string symbol = packed ? ("_mlir_" + name).str() : name.str();
   if (jit.moduleSymbols.contains(symbol) && !jit.compiled) {
     // Without shared libraries (whose init functions may define symbols
@@ -314,6 +338,9 @@ mlirExecutionEngineCreateChecked(MlirModule op, int optLevel, int numPaths,
   (void)targetInitialized;
 
   ModuleOp module = unwrap(op);
+  std::string nulSymbol = findNulSymbol(module);
+  if (!nulSymbol.empty())
+    return fail(nulSymbol);
   MLIRContext &context = *module->getContext();
   registerBuiltinDialectTranslation(context);
   registerLLVMDialectTranslation(context);
@@ -378,6 +405,10 @@ extern "C" MlirLogicalResult mlirExecutionEngineRegisterSymbolChecked(
     MlirStringCallback onError, void *userData) {
   JitEngine &jit = *unwrapJit(jitHandle);
   llvm::StringRef symbolName = unwrap(name);
+  if (symbolName.contains('\0'))
+    return report(onError, userData,
+                  "cannot register symbol '" + nameWithNul(symbolName) +
+                      "': the name contains a NUL character");
   std::lock_guard<std::mutex> lock(jit.mutex);
   if (jit.compiled)
     return report(onError, userData,
@@ -432,9 +463,8 @@ extern "C" MlirLogicalResult mlirExecutionEngineDumpToObjectFileChecked(
   llvm::StringRef path = unwrap(fileName);
   if (path.contains('\0'))
     return report(onError, userData,
-                  "cannot write object file '" +
-                      path.substr(0, path.find('\0')).str() +
-                      "\\0...': the file name contains a NUL character");
+                  "cannot write object file '" + nameWithNul(path) +
+                      "': the file name contains a NUL character");
   if (!jit.enableObjectDump)
     return report(onError, userData,
                   "cannot dump object code: the engine was created without "
