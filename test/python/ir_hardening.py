@@ -156,6 +156,59 @@ in_subprocess(
     """,
 )
 
+# What parses deep is as deep to print, verify, write, transform or compile:
+# each runs on a stack sized by the IR's nesting depth (types and attributes
+# included), also on a thread whose own stack is small.
+# CHECK-LABEL: CASE: printing, verifying and running passes on deep IR
+# CHECK: str(type): 1400003 characters
+# CHECK: str(built type): 1600002 characters
+# CHECK: str(TypeAttr): 1400003 characters
+# CHECK: str(module): 1400097 characters
+# CHECK: get_asm: 1400097 characters
+# CHECK: bytecode: written
+# CHECK: verify: True
+# CHECK: passes: ran
+# CHECK: ExecutionEngine: created, f found
+# CHECK: 1 MB thread: 999-deep nest printed, verified, passes ran
+# CHECK: exit code: 0
+in_subprocess(
+    "printing, verifying and running passes on deep IR",
+    """
+    import io
+    with Context():
+        t = Type.parse(tuple_nest(200000))
+        print(f"str(type): {len(str(t))} characters")
+        built = IntegerType.get_signless(8)
+        for _ in range(200000):
+            built = FunctionType.get([built], [])
+        print(f"str(built type): {len(str(built))} characters")
+        print(f"str(TypeAttr): {len(str(TypeAttr.get(t)))} characters")
+        m = Module.parse("llvm.func @f() attributes {llvm.emit_c_interface} { llvm.return }")
+        m.body.operations[0].attributes["deep"] = TypeAttr.get(t)
+        print(f"str(module): {len(str(m))} characters")
+        print(f"get_asm: {len(m.operation.get_asm())} characters")
+        m.operation.write_bytecode(io.BytesIO())
+        print("bytecode: written")
+        print("verify:", m.operation.verify())
+        PassManager.parse("builtin.module(canonicalize,cse)").run(m.operation)
+        print("passes: ran")
+        engine = ExecutionEngine(m, opt_level=0)
+        print("ExecutionEngine: created, f found" if engine.raw_lookup("f") else "f missing")
+    def run():
+        with Context() as ctx:
+            ctx.allow_unregistered_dialects = True
+            nest = Module.parse('"test.op"() ({' * 499 + "}) : () -> ()" * 499)
+            str(nest)
+            nest.operation.verify()
+            PassManager.parse("builtin.module(cse)").run(nest.operation)
+            print("1 MB thread: 999-deep nest printed, verified, passes ran")
+    threading.stack_size(1 << 20)
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    """,
+)
+
 # ---------------------------------------------------------------------------
 # 2. Stale IR handles: handles into a module taken before a pass run on it
 # raise RuntimeError after the run; the module, its operation and its body

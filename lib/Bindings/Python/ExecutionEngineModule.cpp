@@ -20,17 +20,30 @@
 #include <pybind11/stl.h>
 
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 namespace py = pybind11;
 using namespace mlir::python;
+using mlir::python::jit::compileStackOf;
+using mlir::python::jit::lookupOnCompileStack;
 
 namespace {
 
+/// The stack compiling each live engine's module may need, by engine.
+std::unordered_map<void *, size_t> &compileStacks() {
+  static auto *stacks = new std::unordered_map<void *, size_t>();
+  return *stacks;
+}
+
 class PyExecutionEngine {
 public:
-  explicit PyExecutionEngine(MlirExecutionEngine engine) : engine(engine) {}
+  PyExecutionEngine(MlirExecutionEngine engine, size_t compileStack)
+      : engine(engine) {
+    compileStacks()[engine.ptr] = compileStack;
+  }
   ~PyExecutionEngine() {
+    compileStacks().erase(engine.ptr);
     if (!mlirExecutionEngineIsNull(engine))
       mlirExecutionEngineDestroy(engine);
     // `referencedObjects` is released only now, after the engine is gone.
@@ -47,6 +60,7 @@ public:
 
   /// Gives up ownership of the engine (for tests of the capsule API).
   void release() {
+    compileStacks().erase(engine.ptr);
     engine = MlirExecutionEngine{nullptr};
     referencedObjects.clear();
   }
@@ -104,6 +118,27 @@ void *runtimeAddress(py::handle callback, const std::string &name) {
   return reinterpret_cast<void *>(static_cast<uintptr_t>(address));
 }
 
+} // namespace
+
+size_t mlir::python::jit::compileStackOf(MlirExecutionEngine engine) {
+  auto found = compileStacks().find(engine.ptr);
+  return found == compileStacks().end() ? 0 : found->second;
+}
+
+void *mlir::python::jit::lookupOnCompileStack(MlirExecutionEngine engine,
+                                              const std::string &symbol,
+                                              std::string &error) {
+  void *fn = nullptr;
+  runOnStack(compileStackOf(engine), "compile", [&] {
+    fn = mlirExecutionEngineLookupChecked(engine, toStringRef(symbol),
+                                          /*packed=*/true, appendToString,
+                                          &error);
+  });
+  return fn;
+}
+
+namespace {
+
 PyExecutionEngine *create(py::object module, int optLevel,
                           const std::vector<std::string> &sharedLibs,
                           bool enableObjectDump, bool enablePIC) {
@@ -115,14 +150,21 @@ PyExecutionEngine *create(py::object module, int optLevel,
     libPaths.push_back(toStringRef(path));
   }
   std::string error;
-  MlirExecutionEngine engine = mlirExecutionEngineCreateChecked(
-      mlirModule, optLevel, libPaths.size(), libPaths.data(), enableObjectDump,
-      enablePIC, appendToString, &error);
+  // Translating to LLVM IR, and compiling later, recurse on how deeply the
+  // module nests.
+  size_t compileStack = stackForDepth(
+      nestingDepth(mlirModuleGetOperation(mlirModule)), "compile");
+  MlirExecutionEngine engine;
+  runOnStack(compileStack, "compile", [&] {
+    engine = mlirExecutionEngineCreateChecked(
+        mlirModule, optLevel, libPaths.size(), libPaths.data(),
+        enableObjectDump, enablePIC, appendToString, &error);
+  });
   // Upstream's message, then the reason.
   if (mlirExecutionEngineIsNull(engine))
     throw std::runtime_error("Failure while creating the ExecutionEngine. " +
                              error);
-  return new PyExecutionEngine(engine);
+  return new PyExecutionEngine(engine, compileStack);
 }
 
 } // namespace
@@ -153,9 +195,7 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
             // A function that exists but cannot be linked is an error with a
             // reason, not "unknown".
             std::string error;
-            void *fn = mlirExecutionEngineLookupChecked(
-                self.get(), toStringRef(name), /*packed=*/true, appendToString,
-                &error);
+            void *fn = lookupOnCompileStack(self.get(), name, error);
             if (!fn)
               raise("cannot look up '" + name + "'", error);
             return reinterpret_cast<uintptr_t>(fn);
@@ -211,8 +251,12 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
           "initialize",
           [](PyExecutionEngine &self) {
             std::string error;
-            if (mlirLogicalResultIsFailure(mlirExecutionEngineInitializeChecked(
-                    self.get(), appendToString, &error)))
+            MlirLogicalResult result;
+            runOnStack(compileStackOf(self.get()), "compile", [&] {
+              result = mlirExecutionEngineInitializeChecked(
+                  self.get(), appendToString, &error);
+            });
+            if (mlirLogicalResultIsFailure(result))
               raise("Failure while initializing the ExecutionEngine", error);
           },
           "Initialize the ExecutionEngine: run the module's global "
@@ -222,10 +266,12 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
           [](PyExecutionEngine &self, const std::string &fileName) {
             checkNoNul(fileName, "object file name");
             std::string error;
-            if (mlirLogicalResultIsFailure(
-                    mlirExecutionEngineDumpToObjectFileChecked(
-                        self.get(), toStringRef(fileName), appendToString,
-                        &error)))
+            MlirLogicalResult result;
+            runOnStack(compileStackOf(self.get()), "compile", [&] {
+              result = mlirExecutionEngineDumpToObjectFileChecked(
+                  self.get(), toStringRef(fileName), appendToString, &error);
+            });
+            if (mlirLogicalResultIsFailure(result))
               raise("Failure while dumping the object file", error);
           },
           py::arg("file_name"), "Dump ExecutionEngine to an object file.")
@@ -244,7 +290,7 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
               PyErr_Clear();
               throw py::type_error("expected an ExecutionEngine capsule");
             }
-            return new PyExecutionEngine(engine);
+            return new PyExecutionEngine(engine, /*compileStack=*/0);
           },
           py::arg("capsule"),
           "Take ownership of the engine in `capsule`; its previous owner "

@@ -12,13 +12,8 @@
 #include "mlir-c/RegisterEverything.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <condition_variable>
 #include <cstring>
 #include <exception>
-#include <mutex>
-#include <pthread.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -105,195 +100,6 @@ void mlir::python::checkNesting(const std::string &text) {
       --depth;
     }
   }
-}
-
-namespace {
-
-/// The most stack MLIR's parsers were measured to use per byte of input is
-/// about 1150 bytes (a chain of unary minus signs in an affine expression;
-/// brackets in an affine expression take 630, a dictionary attribute 230, a
-/// region 150, `tuple<` 42). Allowing 4096 keeps a margin of 3.5 over that.
-constexpr size_t kStackPerInputByte = 4096;
-/// For what parsing uses whatever the input: the C API's entry, the
-/// verifier, diagnostics.
-constexpr size_t kStackBase = size_t(1) << 20;
-constexpr size_t kMinThreadStack = size_t(8) << 20;
-
-/// The lowest address of the calling thread's stack, or 0 if unknown.
-uintptr_t stackLowEnd() {
-  thread_local uintptr_t low = [] {
-    pthread_attr_t attr;
-    if (pthread_getattr_np(pthread_self(), &attr) != 0)
-      return uintptr_t(0);
-    void *address = nullptr;
-    size_t size = 0;
-    int error = pthread_attr_getstack(&attr, &address, &size);
-    pthread_attr_destroy(&attr);
-    // A guard page or two below: stay one page clear of them.
-    return error ? uintptr_t(0)
-                 : reinterpret_cast<uintptr_t>(address) + 2 * 4096;
-  }();
-  return low;
-}
-
-/// Bytes of stack left below the caller's frame.
-size_t stackLeft() {
-  uintptr_t low = stackLowEnd();
-  auto here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
-  return low && here > low ? here - low : 0;
-}
-
-[[noreturn]] void raiseMemoryError(const std::string &message) {
-  PyErr_SetString(PyExc_MemoryError, message.c_str());
-  throw py::error_already_set();
-}
-
-/// Starts `entry(arg)` on a new thread whose stack is `size` bytes (rounded
-/// up to pages), reserved but not committed, with a guard page below it.
-/// Returns 0 or an errno value; `memory`/`mapped` get the mapping to unmap
-/// after joining.
-int startThread(size_t size, void *(*entry)(void *), void *arg, pthread_t &id,
-                void *&memory, size_t &mapped) {
-  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  size = (std::max(size, kMinThreadStack) + page - 1) / page * page;
-  mapped = size + page;
-  // Only the pages the parser touches cost memory.
-  memory = mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
-                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-  if (memory == MAP_FAILED)
-    return errno;
-  // Guard page: an overflow faults instead of writing into other memory.
-  mprotect(memory, page, PROT_NONE);
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstack(&attr, static_cast<char *>(memory) + page, size);
-  int error = pthread_create(&id, &attr, entry, arg);
-  pthread_attr_destroy(&attr);
-  if (error)
-    munmap(memory, mapped);
-  return error;
-}
-
-struct ParserThread {
-  const std::function<void()> *fn;
-  std::exception_ptr error;
-};
-
-void *runParserThread(void *arg) {
-  auto *thread = static_cast<ParserThread *>(arg);
-  try {
-    (*thread->fn)();
-  } catch (...) {
-    thread->error = std::current_exception();
-  }
-  return nullptr;
-}
-
-/// One thread kept for parsing inputs up to kWorkerInputLimit bytes, so that
-/// they pay neither for a new thread nor for MLIR's thread-local caches
-/// starting cold each time (together ~100 us, measured). Its stack is
-/// reserved, not committed: what stays resident is what the largest parse
-/// touched, at most kStack.
-class ParserWorker {
-public:
-  static constexpr size_t kStack = size_t(128) << 20;
-  static constexpr size_t kInputLimit =
-      (kStack - kStackBase) / kStackPerInputByte;
-
-  /// The worker, started on first use; null if it cannot be started.
-  static ParserWorker *get() {
-    static bool registered = [] {
-      // A forked child has no worker thread: it starts its own.
-      pthread_atfork(nullptr, nullptr, [] { instance = nullptr; });
-      return true;
-    }();
-    (void)registered;
-    if (!instance) {
-      auto *worker = new ParserWorker();
-      pthread_t id;
-      void *memory;
-      size_t mapped;
-      if (startThread(kStack, loop, worker, id, memory, mapped) != 0) {
-        delete worker;
-        return nullptr;
-      }
-      pthread_detach(id);
-      instance = worker; // runs as long as the process
-    }
-    return instance;
-  }
-
-  void run(const std::function<void()> &fn) {
-    std::lock_guard<std::mutex> one(submit);
-    std::unique_lock<std::mutex> lock(mutex);
-    job = &fn;
-    error = nullptr;
-    ready.notify_all();
-    ready.wait(lock, [&] { return job == nullptr; });
-    if (error)
-      std::rethrow_exception(error);
-  }
-
-private:
-  static void *loop(void *arg) {
-    auto *self = static_cast<ParserWorker *>(arg);
-    std::unique_lock<std::mutex> lock(self->mutex);
-    for (;;) {
-      self->ready.wait(lock, [&] { return self->job != nullptr; });
-      try {
-        (*self->job)();
-      } catch (...) {
-        self->error = std::current_exception();
-      }
-      self->job = nullptr;
-      self->ready.notify_all();
-    }
-    return nullptr;
-  }
-
-  static inline ParserWorker *instance = nullptr;
-  std::mutex submit; // one job at a time
-  std::mutex mutex;
-  std::condition_variable ready;
-  const std::function<void()> *job = nullptr;
-  std::exception_ptr error;
-};
-
-} // namespace
-
-void mlir::python::runOnParserStack(size_t inputSize,
-                                    const std::function<void()> &fn) {
-  if (inputSize > (SIZE_MAX - kStackBase) / kStackPerInputByte / 2)
-    raiseMemoryError("the input is too large to parse: " +
-                     std::to_string(inputSize) + " bytes");
-  size_t needed = kStackBase + inputSize * kStackPerInputByte;
-  if (needed <= stackLeft()) {
-    fn(); // small input, room to spare
-    return;
-  }
-  if (inputSize <= ParserWorker::kInputLimit)
-    if (ParserWorker *worker = ParserWorker::get()) {
-      worker->run(fn);
-      return;
-    }
-  // A large input: a thread of its own, sized for it.
-  ParserThread thread{&fn, nullptr};
-  pthread_t id;
-  void *memory;
-  size_t mapped;
-  int error = startThread(needed, runParserThread, &thread, id, memory, mapped);
-  if (error == ENOMEM || (error && memory == MAP_FAILED))
-    raiseMemoryError("cannot reserve a stack of " +
-                     std::to_string(needed >> 20) + " MB to parse " +
-                     std::to_string(inputSize) +
-                     " bytes of input: " + std::strerror(error));
-  if (error)
-    raiseMemoryError(std::string("cannot start a thread to parse on: ") +
-                     std::strerror(error));
-  pthread_join(id, nullptr);
-  munmap(memory, mapped);
-  if (thread.error)
-    std::rethrow_exception(thread.error);
 }
 
 PyLocation mlir::python::resolveLocation(py::object location) {
@@ -535,7 +341,9 @@ py::object operationAsm(const PyOperation &self, bool binary,
     mlirOpPrintingFlagsSkipRegions(flags);
   std::string text;
   MlirOperation op = self.get();
-  mlirOperationPrintWithFlags(op, flags, appendToString, &text);
+  runOnStackFor(op, "print", [&] {
+    mlirOperationPrintWithFlags(op, flags, appendToString, &text);
+  });
   mlirOpPrintingFlagsDestroy(flags);
   if (binary)
     return py::bytes(text);
@@ -751,7 +559,7 @@ void bindModule(py::module_ &m) {
             ErrorCapture errors(context);
             MlirContext ctx = contextOf(context);
             MlirModule module;
-            runOnParserStack(size, [&] {
+            runOnStack(stackForInput(size), "parse", [&] {
               module = mlirModuleCreateParseFromFile(ctx, toStringRef(path));
             });
             if (mlirModuleIsNull(module))
@@ -832,7 +640,7 @@ void bindOperation(py::class_<PyOperation> &operationClass) {
             ErrorCapture errors(context);
             MlirContext ctx = contextOf(context);
             MlirOperation op;
-            runOnParserStack(source.size(), [&] {
+            runOnStack(stackForInput(source.size()), "parse", [&] {
               op = mlirOperationCreateParse(ctx, toStringRef(source),
                                             toStringRef(sourceName));
             });
@@ -863,7 +671,9 @@ void bindOperation(py::class_<PyOperation> &operationClass) {
              std::optional<int64_t> desiredVersion) {
             std::string data;
             if (!desiredVersion) {
-              mlirOperationWriteBytecode(self.get(), appendToString, &data);
+              runOnStackFor(self.get(), "write bytecode", [&] {
+                mlirOperationWriteBytecode(self.get(), appendToString, &data);
+              });
             } else {
               // The writer reports an unsupported version as a diagnostic.
               ErrorCapture errors(contextOfOperation(self.get()));
@@ -871,8 +681,11 @@ void bindOperation(py::class_<PyOperation> &operationClass) {
                   mlirBytecodeWriterConfigCreate();
               mlirBytecodeWriterConfigDesiredEmitVersion(config,
                                                          *desiredVersion);
-              MlirLogicalResult result = mlirOperationWriteBytecodeWithConfig(
-                  self.get(), config, appendToString, &data);
+              MlirLogicalResult result;
+              runOnStackFor(self.get(), "write bytecode", [&] {
+                result = mlirOperationWriteBytecodeWithConfig(
+                    self.get(), config, appendToString, &data);
+              });
               mlirBytecodeWriterConfigDestroy(config);
               if (mlirLogicalResultIsFailure(result)) {
                 std::string reason = errors.messages();
@@ -914,7 +727,10 @@ void bindOperation(py::class_<PyOperation> &operationClass) {
       .def("verify",
            [](PyOperation &self) {
              ErrorCapture errors(contextOfOperation(self.get()));
-             if (!mlirOperationVerify(self.get()))
+             bool valid;
+             runOnStackFor(self.get(), "verify",
+                           [&] { valid = mlirOperationVerify(self.get()); });
+             if (!valid)
                errors.raise("Verification failed");
              return true;
            })

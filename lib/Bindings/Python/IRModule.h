@@ -11,6 +11,7 @@
 #ifndef MLIR_BINDINGS_PYTHON_IRMODULE_H
 #define MLIR_BINDINGS_PYTHON_IRMODULE_H
 
+#include "DeepStack.h"
 #include "PybindUtils.h"
 
 #include "mlir-c/Diagnostics.h"
@@ -94,20 +95,10 @@ void requireSameContext(MlirContext expected, MlirContext actual,
                         const std::string &what);
 
 /// Raises ValueError for input nesting brackets ([{) more than 1000 deep.
-/// Parsing itself is safe at any depth (runOnParserStack), but the IR it
-/// makes is not: destroying, printing, verifying and running passes on
-/// operations recurse on their nesting of regions, on the caller's stack.
+/// Parsing itself is safe at any depth (DeepStack.h), but the operations it
+/// makes are not: destroying them recurses on their nesting of regions, on
+/// whatever thread drops the last reference.
 void checkNesting(const std::string &text);
-
-/// Runs `fn` (C API calls that parse `inputSize` bytes, and no Python) on a
-/// stack large enough for MLIR's recursive descent parsers, whatever the
-/// input nests (angle brackets, affine expressions, unary minus signs, ...)
-/// and whatever the stack of the calling thread: inline when the calling
-/// thread has room to spare, else on a thread of its own whose stack is sized
-/// for the input, while the caller waits (holding the GIL: nothing Python
-/// runs meanwhile). Rethrows what `fn` throws; raises MemoryError if no such
-/// stack can be had.
-void runOnParserStack(size_t inputSize, const std::function<void()> &fn);
 
 //===----------------------------------------------------------------------===//
 // Values that live in a context: Location, Type, Attribute.
@@ -150,7 +141,7 @@ struct PyDiagnosticInfo {
 };
 
 /// A diagnostic as collected, without Python objects: the handler may run on
-/// a parser's thread (runOnParserStack).
+/// a thread of its own (DeepStack.h).
 struct RawDiagnostic {
   MlirDiagnosticSeverity severity;
   MlirLocation location;
@@ -201,8 +192,8 @@ T parseOrRaise(py::object &context, const std::string &text,
   ErrorCapture errors(context);
   MlirContext ctx = contextOf(context);
   T result;
-  runOnParserStack(text.size(),
-                   [&] { result = parse(ctx, toStringRef(text)); });
+  runOnStack(stackForInput(text.size()), "parse",
+             [&] { result = parse(ctx, toStringRef(text)); });
   if (isNull(result))
     errors.raise(what);
   return result;

@@ -321,16 +321,20 @@ void bindFunctionType(py::module_ &m) {
              py::object context) {
             context = resolveContext(context);
             std::vector<MlirType> in, out;
+            // Printed only for the error: printing is as deep as the type.
+            auto check = [&](const PyType &t, const char *role) {
+              if (!mlirContextEqual(contextOf(context),
+                                    mlirTypeGetContext(t.type)))
+                requireSameContext(contextOf(context),
+                                   mlirTypeGetContext(t.type),
+                                   role + printToString(mlirTypePrint, t.type));
+            };
             for (PyType &t : inputs) {
-              requireSameContext(contextOf(context), mlirTypeGetContext(t.type),
-                                 "input type " +
-                                     printToString(mlirTypePrint, t.type));
+              check(t, "input type ");
               in.push_back(t.type);
             }
             for (PyType &t : results) {
-              requireSameContext(contextOf(context), mlirTypeGetContext(t.type),
-                                 "result type " +
-                                     printToString(mlirTypePrint, t.type));
+              check(t, "result type ");
               out.push_back(t.type);
             }
             return PyFunctionType{

@@ -80,10 +80,8 @@ struct JitFunction {
       MlirExecutionEngine jit = unwrapCapsule(
           engine, mlirPythonCapsuleToExecutionEngine, "an ExecutionEngine");
       std::string symbol = "_mlir_ciface_" + name, error;
-      packed =
-          reinterpret_cast<void (*)(void **)>(mlirExecutionEngineLookupChecked(
-              jit, toStringRef(symbol),
-              /*packed=*/true, appendToString, &error));
+      packed = reinterpret_cast<void (*)(void **)>(
+          lookupOnCompileStack(jit, symbol, error));
       if (!packed)
         PyErr_Format(PyExc_RuntimeError, "cannot call '%s': %s", name.c_str(),
                      error.c_str());

@@ -77,7 +77,7 @@ void parsePipeline(MlirOpPassManager pm, const std::string &pipeline,
   std::string error;
   std::string printed;
   MlirLogicalResult status;
-  runOnParserStack(pipeline.size(), [&] {
+  runOnStack(stackForInput(pipeline.size()), "parse", [&] {
     StderrCapture stderrCapture;
     status = append ? mlirOpPassManagerAddPipeline(pm, toStringRef(pipeline),
                                                    appendToString, &error)
@@ -293,7 +293,10 @@ void mlir::python::populatePassManagerSubmodule(py::module_ &m) {
             std::optional<StderrCapture> treeErrors;
             if (!self.treePrintingDir.empty())
               treeErrors.emplace();
-            MlirLogicalResult result = mlirPassManagerRunOnOp(pm, operation);
+            MlirLogicalResult result;
+            runOnStackFor(operation, "run passes", [&] {
+              result = mlirPassManagerRunOnOp(pm, operation);
+            });
             // Passes may have erased or replaced any operation under the
             // target: handles into it taken before are stale now.
             recordPassRun(op);

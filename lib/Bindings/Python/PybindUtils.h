@@ -8,6 +8,12 @@
 #ifndef MLIR_BINDINGS_PYTHON_PYBINDUTILS_H
 #define MLIR_BINDINGS_PYTHON_PYBINDUTILS_H
 
+#include "DeepStack.h"
+
+#include "mlir-c/Diagnostics.h"
+#include "mlir-c/IR.h"
+#include "mlir-c/NestingDepth.h"
+#include "mlir-c/Pass.h"
 #include "mlir-c/Support.h"
 
 #include <pybind11/pybind11.h>
@@ -15,6 +21,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -26,12 +33,43 @@ inline void appendToString(MlirStringRef part, void *userData) {
   static_cast<std::string *>(userData)->append(part.data, part.length);
 }
 
-/// Prints an MLIR object with a C API print function into a std::string.
+/// How deeply an object nests (mlir-c/NestingDepth.h): how deeply MLIR's
+/// printer recurses on it.
+inline intptr_t nestingDepth(MlirType type) {
+  return mlirTypeGetNestingDepth(type);
+}
+inline intptr_t nestingDepth(MlirAttribute attribute) {
+  return mlirAttributeGetNestingDepth(attribute);
+}
+inline intptr_t nestingDepth(MlirLocation location) {
+  return mlirAttributeGetNestingDepth(mlirLocationGetAttribute(location));
+}
+inline intptr_t nestingDepth(MlirOperation op) {
+  return mlirOperationGetNestingDepth(op);
+}
+inline intptr_t nestingDepth(MlirBlock block) {
+  MlirOperation parent = mlirBlockGetParentOperation(block);
+  return mlirOperationIsNull(parent) ? 0 : mlirOperationGetNestingDepth(parent);
+}
+inline intptr_t nestingDepth(MlirDiagnostic) { return 0; }    // already text
+inline intptr_t nestingDepth(MlirOpPassManager) { return 0; } // a pipeline
+
+/// Runs `fn` (C API calls that recurse over `object`, such as printing,
+/// verifying, running passes on or translating it, and no Python) on a stack
+/// deep enough for `object`. `what` names the work in errors.
+template <typename T>
+void runOnStackFor(T object, const char *what,
+                   const std::function<void()> &fn) {
+  runOnStack(stackForDepth(nestingDepth(object), what), what, fn);
+}
+
+/// Prints an MLIR object with a C API print function into a std::string, on
+/// a stack deep enough for it.
 template <typename T>
 std::string printToString(void (*print)(T, MlirStringCallback, void *),
                           T object) {
   std::string text;
-  print(object, appendToString, &text);
+  runOnStackFor(object, "print", [&] { print(object, appendToString, &text); });
   return text;
 }
 
