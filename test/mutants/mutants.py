@@ -142,8 +142,8 @@ MUTANTS = [
     {
         "name": "jitmemrefs_stride_off_by_one",
         "file": BINDINGS + "JitMemRefs.cpp",
-        "search": "int64_t stride = empty ? 0 : strides[d] / itemsize;",
-        "replace": "int64_t stride = empty ? 0 : strides[d] / itemsize + 1;",
+        "search": "int64_t stride = empty ? 0 : strides[d] >> spec.elementShift;",
+        "replace": "int64_t stride = empty ? 0 : (strides[d] >> spec.elementShift) + 1;",
         "tests": [PY + "jit"],
         "why": "dynamic strides passed to jitted code are one element too large",
     },
@@ -291,6 +291,31 @@ MUTANTS = [
         "replace": "if False:",
         "tests": [PY + "errors", PY + "jit"],
         "why": "registering a callback for a name the module does not declare is not refused",
+    },
+    # --- Added with the fixes of issue 19's last round ----------------------
+    {
+        "name": "capi_nul_symbol_accepted",
+        "file": CAPI,
+        "search": "if (!nulSymbol.empty())",
+        "replace": "if (false)",
+        "tests": [CAPI_TEST, PY + "engine_errors"],
+        "why": "a module symbol with a NUL reaches ORC, where it collides with the name before the NUL",
+    },
+    {
+        "name": "nesting_depth_uncounted",
+        "file": "lib/CAPI/IR/NestingDepth.cpp",
+        "search": "depths[element] = deepest + 1;",
+        "replace": "depths[element] = 1;",
+        "tests": [PY + "ir_hardening"],
+        "why": "types and attributes count as one level however deep: deep IR is printed on a stack too small for it",
+    },
+    {
+        "name": "print_on_callers_stack",
+        "file": BINDINGS + "PybindUtils.h",
+        "search": """runOnStackFor(object, "print",""",
+        "replace": """runOnStackFor(MlirDiagnostic{nullptr}, "print",""",
+        "tests": [PY + "ir_hardening"],
+        "why": "printing runs on the caller's stack whatever the depth of what it prints",
     },
 ]
 
