@@ -14,9 +14,14 @@
 #    PassManager.parse/add run on a stack sized for their input (inline when
 #    the calling thread has 1 MB + 4 KB per input byte to spare, else on a
 #    parser thread), whatever the input nests and whatever the calling
-#    thread's stack. Input nesting brackets ([{) more than 1000 deep is still
-#    a ValueError: the IR it would make cannot be destroyed, printed or
-#    passed over without recursing as deep on the caller's stack.
+#    thread's stack. What parses deep is as deep to use: printing (str,
+#    get_asm, print of types, attributes, locations, operations, blocks),
+#    write_bytecode, verify, PassManager.run and ExecutionEngine creation and
+#    compilation run on a stack sized by the IR's nesting depth, types and
+#    attributes included (mlir-c/NestingDepth.h: 1 MB + 4 KB per level), the
+#    same way. Input nesting brackets ([{) more than 1000 deep is still a
+#    ValueError: the operations it would make are destroyed by recursion on
+#    whatever thread drops them.
 # 2. An Operation, Region, Block or OpAttributeMap taken before a
 #    PassManager.run on its module (jit() of an ir.Module runs one) raises
 #    RuntimeError ("... taken before a pass run ...; get it again from the
