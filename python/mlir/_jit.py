@@ -244,6 +244,11 @@ class JitModule:
                     op,
                     _dtypes(self._signatures[name]),
                     _releases_gil(op, set(state.slots)),
+                    # Between a call and its callbacks run only the module's
+                    # own code, unless a shared library's may: only then can
+                    # a raising callback stop the call, jumping over frames
+                    # that need no unwinding.
+                    not state.shared_libs,
                     state.compile,
                     state.errors,
                 )

@@ -242,3 +242,135 @@ for call in (m.f, lambda: m["v"], lambda: m.c(2**2000), lambda: m.i(np.array([5]
         print(f"{type(e).__name__}: {e}")
 """,
 )
+
+# A callback that raises stops the typed call: code after it never sees the
+# zeros it used to get, which divided by zero (SIGFPE) or polled forever.
+# CHECK-LABEL: CASE: a raising callback's result as a divisor
+# CHECK: ValueError: no divisor
+# CHECK: 100 / 4 = 25
+# CHECK: exit code: 0
+case(
+    "a raising callback's result as a divisor",
+    """
+m = jit('''
+func.func private @divisor() -> i64
+func.func @f() -> i64 {
+  %d = func.call @divisor() : () -> i64
+  %c = arith.constant 100 : i64
+  %q = arith.divsi %c, %d : i64
+  return %q : i64
+}''')
+state = {"fail": True}
+def divisor():
+    if state["fail"]:
+        raise ValueError("no divisor")
+    return 4
+m.register("divisor", divisor)
+try:
+    m.f()
+except ValueError as e:
+    print("ValueError:", e)
+state["fail"] = False
+print("100 / 4 =", m.f())
+""",
+)
+
+# CHECK-LABEL: CASE: a raising callback polled in a loop
+# CHECK: RuntimeError: not ready, 3 polls
+# CHECK: exit code: 0
+case(
+    "a raising callback polled in a loop",
+    """
+m = jit('''
+func.func private @ready() -> i1
+func.func @wait() {
+  scf.while : () -> () {
+    %r = func.call @ready() : () -> i1
+    %false = arith.constant false
+    %again = arith.cmpi eq, %r, %false : i1
+    scf.condition(%again)
+  } do {
+    scf.yield
+  }
+  return
+}''')
+polls = []
+def ready():
+    polls.append(1)
+    if len(polls) == 3:
+        raise RuntimeError(f"not ready, {len(polls)} polls")
+    return False
+m.register("ready", ready)
+try:
+    m.wait()
+except RuntimeError as e:
+    print("RuntimeError:", e)
+""",
+)
+
+# Stopped calls of every kind: one returning a memref (its result was never
+# written: nothing reads it), one that lets the GIL go (it calls a function
+# of its own too), a typed call stopped inside a callback of another (the
+# outer call goes on), and a callback whose jitted code is reached through
+# ctypes (`lookup`): its call cannot be stopped over Python's frames, so it
+# goes on with zeros and `lookup` re-raises.
+# CHECK-LABEL: CASE: stopped calls of every kind
+# CHECK: memref result: ValueError: bad 0
+# CHECK: GIL released: ValueError: bad 0
+# CHECK: nested: outer got -1 from the inner failure: 4
+# CHECK: through lookup: ValueError: bad 0, outer got 42
+# CHECK: exit code: 0
+case(
+    "stopped calls of every kind",
+    """
+m = jit('''
+func.func private @cb(i64) -> i64
+func.func @twice(%x: i64) -> i64 {
+  %c2 = arith.constant 2 : i64
+  %r = arith.muli %x, %c2 : i64
+  return %r : i64
+}
+func.func @alloc(%n: index) -> memref<?xi64> {
+  %a = memref.alloc(%n) : memref<?xi64>
+  %k = arith.index_cast %n : index to i64
+  %v = func.call @cb(%k) : (i64) -> i64
+  %c0 = arith.constant 0 : index
+  memref.store %v, %a[%c0] : memref<?xi64>
+  return %a : memref<?xi64>
+}
+func.func @released(%n: i64) -> i64 {
+  %t = func.call @twice(%n) : (i64) -> i64
+  %r = func.call @cb(%t) : (i64) -> i64
+  return %r : i64
+}
+func.func @call(%x: i64) -> i64 attributes { llvm.emit_c_interface } {
+  %r = func.call @cb(%x) : (i64) -> i64
+  return %r : i64
+}''')
+def cb(x):
+    if x == 0:
+        raise ValueError("bad 0")
+    if x == 1:  # a nested typed call that fails, caught here
+        try:
+            m.call(0)
+        except ValueError:
+            return -1
+    if x == 2:  # the same through ctypes
+        f = m.engine.lookup("call")
+        a, r = ctypes.c_int64(0), ctypes.c_int64()
+        try:
+            f((ctypes.c_void_p * 2)(ctypes.addressof(a), ctypes.addressof(r)))
+        except ValueError as e:
+            print(f"through lookup: ValueError: {e}, ", end="")
+        return 42
+    return x
+m.register("cb", cb)
+for name, call in [("memref result", lambda: m.alloc(0)), ("GIL released", lambda: m.released(0))]:
+    try:
+        call()
+    except ValueError as e:
+        print(f"{name}: ValueError: {e}")
+print("nested: outer got", m.call(1), "from the inner failure:", m.released(2))
+print(f"outer got {m.call(2)}")
+""",
+)

@@ -146,11 +146,24 @@ void callPythonFromJit(JitThreadState &state, CallbackSlot &slot,
                        char *argSlots, char *resultSlots) {
   PyThreadState *released = state.released;
   bool gilHeld = state.gilHeld;
+  jmp_buf *stopCall = state.stopCall;
   state.released = nullptr;
   state.gilHeld = false;
+  state.stopCall = nullptr; // Python's frames must not be jumped over
   callPython(state, slot, argSlots, resultSlots);
   state.released = released;
   state.gilHeld = gilHeld;
+  state.stopCall = stopCall;
+}
+
+/// After a callback raised, stops the typed call running the jitted code,
+/// if it can be stopped: jumps back into runJitted over the jitted frames
+/// (memory they allocated is not freed). Otherwise the code goes on, getting
+/// zeros from this callback and every later one. Nothing of this frame needs
+/// unwinding either.
+void stopCallIfFailed(JitThreadState &state) {
+  if (state.stopCall && state.error.isSet())
+    _longjmp(*state.stopCall, 1);
 }
 
 /// How many callbacks run, the GIL kept, before other threads get a turn.
@@ -191,12 +204,14 @@ extern "C" void dispatchCallback(CallbackSlot *slot, char *argSlots,
       Py_END_ALLOW_THREADS;
     }
     callPythonFromJit(state, *slot, argSlots, resultSlots);
+    stopCallIfFailed(state);
     return;
   }
   if (PyThreadState *released = state.released) {
     PyEval_RestoreThread(released);
     callPythonFromJit(state, *slot, argSlots, resultSlots);
     state.released = PyEval_SaveThread();
+    stopCallIfFailed(state);
     return;
   }
   // A thread Python never saw, or one that called the jitted code without a

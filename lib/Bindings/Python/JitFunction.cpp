@@ -30,6 +30,8 @@ struct JitFunction {
   std::string name;
   Signature signature;
   bool releaseGil;
+  /// A callback that raises stops the call (runJitted).
+  bool stoppable;
   bool byPointer;
   /// Called on the first call: returns the ExecutionEngine (compiling the
   /// module once); the engine then stays referenced here.
@@ -249,10 +251,13 @@ PyObject *callJitFunction(PyObject *callable, PyObject *const *args,
     if (!PyArray_ISWRITEABLE(reinterpret_cast<PyArrayObject *>(args[i])))
       state.addReadOnly(
           PyArray_DATA(reinterpret_cast<PyArrayObject *>(args[i])));
-  runJitted(state, function.releaseGil, function.packed, packed);
+  bool returned = runJitted(state, function.releaseGil, function.stoppable,
+                            function.packed, packed);
   state.numReadOnly = readOnlyMark;
 
-  PyObject *value = convertResults(function, results, args);
+  // A stopped call wrote no results.
+  PyObject *value =
+      returned ? convertResults(function, results, args) : nullptr;
   if (state.error.isSet()) {
     Py_XDECREF(value);
     PyErr_Clear();
@@ -342,13 +347,15 @@ void populateJitFunctions(py::module_ &m) {
   m.def(
       "_make_jit_function",
       [](const std::string &name, py::object operation, py::sequence dtypes,
-         bool releaseGil, py::object compile, py::object errors) {
+         bool releaseGil, bool stoppable, py::object compile,
+         py::object errors) {
         MlirOperation op = unwrapCapsule(
             operation, mlirPythonCapsuleToOperation, "an mlir.ir.Operation");
         auto function = std::make_unique<JitFunction>();
         function->name = name;
         function->signature = describeSignature(op, name, dtypes);
         function->releaseGil = releaseGil;
+        function->stoppable = stoppable;
         function->compile = std::move(compile);
         if (!errors.is_none() && !PyList_Check(errors.ptr()))
           throw py::type_error("errors must be a list or None");
@@ -364,13 +371,14 @@ void populateJitFunctions(py::module_ &m) {
             reinterpret_cast<PyObject *>(object));
       },
       py::arg("name"), py::arg("function"), py::arg("dtypes"),
-      py::arg("release_gil"), py::arg("compile"),
+      py::arg("release_gil"), py::arg("stoppable"), py::arg("compile"),
       py::arg("errors") = py::none(),
       "The callable for `function`, the func.func `name` (see mlir._jit), "
       "made before the module is lowered. `compile()` returns the "
-      "ExecutionEngine; the first call calls it. `errors` is the module's "
-      "list of exceptions its callbacks raised on threads Python never "
-      "created, which calls re-raise.");
+      "ExecutionEngine; the first call calls it. If `stoppable` (the "
+      "module's code calls no shared library), a callback that raises stops "
+      "the call. `errors` is the module's list of exceptions its callbacks "
+      "raised on threads Python never created, which calls re-raise.");
 
   m.def(
       "_raise_callback_error",

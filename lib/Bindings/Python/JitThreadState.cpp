@@ -27,24 +27,51 @@ void PendingError::restore() {
 
 thread_local JitThreadState currentThreadState;
 
-void runJitted(JitThreadState &state, bool releaseGil, void (*run)(void **),
-               void **argument) {
+namespace {
+
+/// Runs `run(argument)` until it returns or a callback on this thread stops
+/// it (dispatchCallback jumps back here): returns whether it returned. Apart
+/// so that nothing else lives in a frame that is returned to twice.
+__attribute__((noinline)) bool
+runUntilStopped(JitThreadState &state, void (*run)(void **), void **argument) {
+  jmp_buf here;
+  jmp_buf *outer = state.stopCall;
+  state.stopCall = &here;
+  if (_setjmp(here) != 0) {
+    state.stopCall = outer;
+    return false;
+  }
+  run(argument);
+  state.stopCall = outer;
+  return true;
+}
+
+} // namespace
+
+bool runJitted(JitThreadState &state, bool releaseGil, bool stoppable,
+               void (*run)(void **), void **argument) {
   PyThreadState *outerReleased = state.released;
   bool outerGilHeld = state.gilHeld;
   state.error.clear();
+  bool returned = true;
   if (releaseGil) {
     state.gilHeld = false;
     state.released = PyEval_SaveThread();
-    PyThreadState *saved = state.released;
-    run(argument);
-    state.released = nullptr;
-    PyEval_RestoreThread(saved);
   } else {
     state.gilHeld = true;
+  }
+  if (stoppable)
+    returned = runUntilStopped(state, run, argument);
+  else
     run(argument);
+  if (releaseGil) {
+    PyThreadState *saved = state.released;
+    state.released = nullptr;
+    PyEval_RestoreThread(saved);
   }
   state.released = outerReleased;
   state.gilHeld = outerGilHeld;
+  return returned;
 }
 
 bool raisePendingError() {

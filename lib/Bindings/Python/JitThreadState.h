@@ -14,6 +14,7 @@
 #include <Python.h>
 
 #include <algorithm>
+#include <csetjmp>
 
 namespace mlir::python::jit {
 
@@ -49,6 +50,10 @@ struct JitThreadState {
   bool gilHeld = false;
   /// Callbacks run while the GIL is kept, since it was last let go.
   unsigned callbacksSinceYield = 0;
+  /// Where a callback that raised stops the typed call running on this
+  /// thread (runJitted), or null: only jitted code, which needs no unwinding,
+  /// runs between the two. Null while a callback's Python function runs.
+  jmp_buf *stopCall = nullptr;
   PendingError error;
   /// The data of read-only arrays passed to the typed calls running on this
   /// thread: callbacks get read-only views of them. Beyond the capacity, all
@@ -75,9 +80,12 @@ inline JitThreadState &threadState() { return currentThreadState; }
 
 /// Runs jitted code `run(argument)` from a thread holding the GIL: releases
 /// the GIL around it if `releaseGil`, and tells callbacks on this thread how
-/// to hold it. Nests (a callback may make typed calls).
-void runJitted(JitThreadState &state, bool releaseGil, void (*run)(void **),
-               void **argument);
+/// to hold it. Nests (a callback may make typed calls). If `stoppable` (the
+/// code reaches no code but its module's and callbacks, so no frame between
+/// here and a callback needs unwinding), a callback that raises stops the
+/// code there: returns false then, and the results were never written.
+bool runJitted(JitThreadState &state, bool releaseGil, bool stoppable,
+               void (*run)(void **), void **argument);
 
 /// Raises, and forgets, the exception a callback raised on this thread
 /// during the last call of jitted code, if any: returns false then.
