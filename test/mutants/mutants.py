@@ -317,6 +317,22 @@ MUTANTS = [
         "tests": [PY + "ir_hardening"],
         "why": "printing runs on the caller's stack whatever the depth of what it prints",
     },
+    {
+        "name": "callback_raise_goes_on",
+        "file": BINDINGS + "JitCallbacks.cpp",
+        "search": "if (state.stopCall && state.error.isSet())",
+        "replace": "if (false)",
+        "tests": [PY + "jit", PY + "typed_call_review"],
+        "why": "a raising callback no longer stops the typed call: its code divides by the zero it gets",
+    },
+    {
+        "name": "stop_over_python_frames",
+        "file": BINDINGS + "JitCallbacks.cpp",
+        "search": "state.stopCall = nullptr; // Python's frames",
+        "replace": "(void)0; // Python's frames",
+        "tests": [PY + "typed_call_review"],
+        "why": "a callback reached through ctypes from a callback's Python code jumps over the Python frames to the outer call",
+    },
 ]
 
 # Run by CI (`run.py --sample`): one C API mutant, two C++ and two Python.
