@@ -1,7 +1,8 @@
 """Typed calls against the upstream-style paths, measured side by side.
 
 Prints, for each goal of the typed layer, the ratio of its cost to the
-reference measured in the same run (the minimum over repeats of each). Two
+reference measured in the same run, the measures taking turns (the fastest
+round of each). Two
 upstream references: `invoke` per call (a lookup and new ctypes objects each
 time), and the best upstream code can do, looking the function up once and
 calling the ctypes function repeatedly with prebuilt arguments (for memrefs,
@@ -56,15 +57,22 @@ SHORT = "--short" in sys.argv[1:] or os.environ.get("BENCH_SHORT") == "1"
 CALLBACKS = 200 if SHORT else 20_000
 
 
-def best(code, number, namespace=None):
-    """Seconds per run of `code`, a function or a statement run in
-    `namespace`: the minimum over repeats. Cheap calls are timed as
-    statements, the way a careful user writes them inline, so that no
-    wrapper's call is counted on either side."""
-    if SHORT:
-        number = max(1, number // 1000)
-    times = timeit.repeat(code, number=number, repeat=2 if SHORT else 7, globals=namespace)
-    return min(times) / number
+def measure(measures, rounds=2 if SHORT else 30):
+    """Seconds per run of each measure, `name: (code, number)` where code is
+    a function or a statement run in the caller's namespace `namespace`.
+    The measures take turns, round after round, each timing `number` runs a
+    round, and each keeps its fastest round: a burst of load on the shared
+    machine slows one round of every measure alike rather than all of one.
+    Cheap calls are timed as statements, the way a careful user writes them
+    inline, so that no wrapper's call is counted on either side."""
+    fastest = dict.fromkeys(measures, float("inf"))
+    for _ in range(rounds):
+        for name, (code, number, namespace) in measures.items():
+            if SHORT:
+                number = max(1, number // 1000)
+            seconds = timeit.timeit(code, number=number, globals=namespace)
+            fastest[name] = min(fastest[name], seconds / number)
+    return fastest
 
 
 def upstream_lookup(engine, name):
@@ -109,10 +117,6 @@ def main():
 
     add = typed.add
     assert upstream_add() == reused_add() == add(1, 2) == python_add(1, 2) == 3
-    t_upstream = best(upstream_add, 20_000)
-    t_reused = best("add_function(add_args); r.value", 200_000, locals())
-    t_typed = best("add(1, 2)", 200_000, locals())
-    t_python = best("python_add(1, 2)", 200_000, locals())
 
     # memref<?xf32> call with a 16-element array.
     array = np.arange(16, dtype=np.float32)
@@ -137,9 +141,6 @@ def main():
 
     first = typed.first
     assert upstream_first() == reused_first() == first(array) == 0.0
-    t_upstream_memref = best(upstream_first, 5_000)
-    t_reused_memref = best("first_function(first_args); first_result.value", 100_000, locals())
-    t_typed_memref = best("first(array)", 100_000, locals())
 
     # JIT -> Python callbacks: the same loop calling `hook` CALLBACKS times.
     expected = sum(hook(i) for i in range(CALLBACKS))
@@ -151,8 +152,34 @@ def main():
 
     call_back = typed.call_back
     assert upstream_loop() == call_back(CALLBACKS) == expected
-    t_ctypes_callback = best(upstream_loop, 5) / CALLBACKS
-    t_typed_callback = best(lambda: call_back(CALLBACKS), 5) / CALLBACKS
+
+    here = locals()
+    t = measure(
+        {
+            "upstream add": (upstream_add, 500, None),
+            "reused add": ("add_function(add_args); r.value", 20_000, here),
+            "typed add": ("add(1, 2)", 20_000, here),
+            "python add": ("python_add(1, 2)", 20_000, here),
+            "upstream memref": (upstream_first, 100, None),
+            "reused memref": ("first_function(first_args); first_result.value", 20_000, here),
+            "typed memref": ("first(array)", 20_000, here),
+            "ctypes callbacks": (upstream_loop, 1, None),
+            "typed callbacks": (lambda: call_back(CALLBACKS), 1, None),
+        }
+    )
+    t_upstream, t_reused, t_typed, t_python = (
+        t["upstream add"],
+        t["reused add"],
+        t["typed add"],
+        t["python add"],
+    )
+    t_upstream_memref, t_reused_memref, t_typed_memref = (
+        t["upstream memref"],
+        t["reused memref"],
+        t["typed memref"],
+    )
+    t_ctypes_callback = t["ctypes callbacks"] / CALLBACKS
+    t_typed_callback = t["typed callbacks"] / CALLBACKS
 
     rows = [
         (

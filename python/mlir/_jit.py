@@ -88,6 +88,19 @@ def _releases_gil(function: ir.Operation, callbacks: set[str]) -> bool:
     return len(body) > 1 or any(releases(op) for op in body[0])
 
 
+def _may_call_back(function: ir.Operation, state: _JitState) -> bool:
+    """Whether a Python callback may run while `function` runs: its module
+    declares callbacks, and it calls something (directly or through a
+    pointer: only calls can reach a callback), or a shared library's code,
+    which may call back from threads of its own, is linked in. Calls of
+    other functions need no thread state for callbacks."""
+    if not state.slots:
+        return False
+    return bool(state.shared_libs) or _contains(
+        function, lambda op: "call" in op.name or "invoke" in op.name
+    )
+
+
 def _callee(call: ir.Operation) -> str:
     # `@name` or `@"name"`.
     return str(call.attributes["callee"])[1:].strip('"')
@@ -244,6 +257,7 @@ class JitModule:
                     op,
                     _dtypes(self._signatures[name]),
                     _releases_gil(op, set(state.slots)),
+                    _may_call_back(op, state),
                     # Between a call and its callbacks run only the module's
                     # own code, unless a shared library's may: only then can
                     # a raising callback stop the call, jumping over frames

@@ -30,6 +30,9 @@ struct JitFunction {
   std::string name;
   Signature signature;
   bool releaseGil;
+  /// A Python callback may run during the call: it needs this thread's
+  /// state (JitThreadState). Calls of other functions skip it.
+  bool mayCallBack;
   /// A callback that raises stops the call (runJitted).
   bool stoppable;
   bool byPointer;
@@ -244,6 +247,17 @@ PyObject *callJitFunction(PyObject *callable, PyObject *const *args,
   if (!raiseForeignError(function.errors.ptr()))
     return nullptr;
 
+  if (!function.mayCallBack) {
+    if (function.releaseGil) {
+      Py_BEGIN_ALLOW_THREADS;
+      function.packed(packed);
+      Py_END_ALLOW_THREADS;
+    } else {
+      function.packed(packed);
+    }
+    return convertResults(function, results, args);
+  }
+
   // Callbacks get read-only views of read-only arrays.
   JitThreadState &state = threadState();
   size_t readOnlyMark = state.numReadOnly;
@@ -347,7 +361,7 @@ void populateJitFunctions(py::module_ &m) {
   m.def(
       "_make_jit_function",
       [](const std::string &name, py::object operation, py::sequence dtypes,
-         bool releaseGil, bool stoppable, py::object compile,
+         bool releaseGil, bool mayCallBack, bool stoppable, py::object compile,
          py::object errors) {
         MlirOperation op = unwrapCapsule(
             operation, mlirPythonCapsuleToOperation, "an mlir.ir.Operation");
@@ -355,7 +369,8 @@ void populateJitFunctions(py::module_ &m) {
         function->name = name;
         function->signature = describeSignature(op, name, dtypes);
         function->releaseGil = releaseGil;
-        function->stoppable = stoppable;
+        function->mayCallBack = mayCallBack;
+        function->stoppable = mayCallBack && stoppable;
         function->compile = std::move(compile);
         if (!errors.is_none() && !PyList_Check(errors.ptr()))
           throw py::type_error("errors must be a list or None");
@@ -371,13 +386,14 @@ void populateJitFunctions(py::module_ &m) {
             reinterpret_cast<PyObject *>(object));
       },
       py::arg("name"), py::arg("function"), py::arg("dtypes"),
-      py::arg("release_gil"), py::arg("stoppable"), py::arg("compile"),
-      py::arg("errors") = py::none(),
+      py::arg("release_gil"), py::arg("may_call_back"), py::arg("stoppable"),
+      py::arg("compile"), py::arg("errors") = py::none(),
       "The callable for `function`, the func.func `name` (see mlir._jit), "
       "made before the module is lowered. `compile()` returns the "
-      "ExecutionEngine; the first call calls it. If `stoppable` (the "
-      "module's code calls no shared library), a callback that raises stops "
-      "the call. `errors` is the module's list of exceptions its callbacks "
+      "ExecutionEngine; the first call calls it. `may_call_back`: a Python "
+      "callback may run during a call. If `stoppable` (the module's code "
+      "calls no shared library), a callback that raises stops the call. "
+      "`errors` is the module's list of exceptions its callbacks "
       "raised on threads Python never created, which calls re-raise.");
 
   m.def(

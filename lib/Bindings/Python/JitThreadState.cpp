@@ -82,9 +82,7 @@ bool raisePendingError() {
   return false;
 }
 
-bool raiseForeignError(PyObject *errors) {
-  if (!errors || !PyList_Check(errors) || PyList_GET_SIZE(errors) == 0)
-    return true;
+bool raiseFirstForeignError(PyObject *errors) {
   PyObject *error = PyList_GET_ITEM(errors, 0);
   Py_INCREF(error);
   if (PyList_SetSlice(errors, 0, 1, nullptr) < 0) {

@@ -91,10 +91,19 @@ bool runJitted(JitThreadState &state, bool releaseGil, bool stoppable,
 /// during the last call of jitted code, if any: returns false then.
 bool raisePendingError();
 
+/// Raises, and removes, the first exception of the non-empty list `errors`;
+/// returns false.
+bool raiseFirstForeignError(PyObject *errors);
+
 /// Raises, and removes, the first exception of `errors` (a list of the
 /// exceptions callbacks raised on threads Python never created, kept for
-/// the module's calls), if any: returns false then.
-bool raiseForeignError(PyObject *errors);
+/// the module's calls), if any: returns false then. Inline: each typed call
+/// checks twice.
+inline bool raiseForeignError(PyObject *errors) {
+  if (!errors || !PyList_Check(errors) || PyList_GET_SIZE(errors) == 0)
+    return true;
+  return raiseFirstForeignError(errors);
+}
 
 } // namespace mlir::python::jit
 

@@ -79,6 +79,7 @@ def _make_jit_function(
     function: Operation,
     dtypes: Sequence[np.dtype[Any] | None],
     release_gil: bool,
+    may_call_back: bool,
     stoppable: bool,
     compile: Callable[[], ExecutionEngine],
     errors: list[BaseException] | None = None,
