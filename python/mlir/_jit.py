@@ -1,7 +1,7 @@
 """Typed calls and callbacks derived from MLIR function signatures.
 
-`jit(source)` binds each `func.func` to a native callable
-(`_mlirExecutionEngine.JitFunction`), gives every function a C interface and
+`jit(source)` binds each `func.func` to a native callable (a builtin
+function over a `_mlirExecutionEngine.JitFunction`), gives every function a C interface and
 lowers the module to LLVM; the first call creates the ExecutionEngine. A
 declared `func.func private @name` becomes a Python callback: the native
 side generates its trampoline and binds it to the engine. This module only
@@ -227,7 +227,7 @@ class JitModule:
                 raise ValueError(f"cannot load shared library {path!r}: {error}") from None
         self._state = state
         self._signatures: dict[str, ir.FunctionType] = {}
-        self._functions: dict[str, _native.JitFunction] = {}
+        self._functions: dict[str, Callable[..., Any]] = {}
         # A function whose types typed calls do not support is an error only
         # when it is called; a callback needs its trampoline now.
         self._unsupported: dict[str, str] = {}
@@ -264,7 +264,7 @@ class JitModule:
                     # that need no unwinding.
                     not state.shared_libs,
                     state.compile,
-                    state.errors,
+                    state.errors if state.slots else None,
                 )
             except TypeError as error:
                 self._unsupported[name] = str(error)
@@ -290,7 +290,7 @@ class JitModule:
             context = ir.Context.current or ir.Context()
         return ir.Module.parse(source, context=context)
 
-    def __getitem__(self, name: str) -> _native.JitFunction:
+    def __getitem__(self, name: str) -> Callable[..., Any]:
         if name in self._unsupported:
             raise TypeError(f"cannot call '{name}': {self._unsupported[name]}")
         if name in self._state.declarations:
@@ -306,7 +306,7 @@ class JitModule:
                 + ", ".join(self._functions)
             ) from None
 
-    def __getattr__(self, name: str) -> _native.JitFunction:
+    def __getattr__(self, name: str) -> Callable[..., Any]:
         # Only for names that are no attribute of the JitModule itself, so
         # that a function named like one (`register`, `_state`) is reached
         # through module[name] and breaks nothing.

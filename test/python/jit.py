@@ -169,8 +169,10 @@ def testModuleApi():
     print(typed["engine"](5), isinstance(typed.engine, ExecutionEngine))
     # CHECK: (i64) -> i64 True
     print(typed.signature("twice"), isinstance(typed.signature("twice"), FunctionType))
-    # CHECK: <jitted function twice(i64) -> i64>
-    print(repr(typed.twice))
+    # A builtin function (the quickest call into C there is) over its
+    # JitFunction.
+    # CHECK: twice: jitted function twice(i64) -> i64; <jitted function twice(i64) -> i64>
+    print(f"{typed.twice.__name__}: {typed.twice.__doc__}; {typed.twice.__self__!r}")
     # CHECK: KeyError: "the module defines no function 'thrice'; it defines: twice, engine"
     show_error(lambda: typed["thrice"])
     # CHECK: KeyError: "the module has no func.func 'thrice'"

@@ -1,8 +1,9 @@
 //===- JitFunction.cpp - Typed calls into jitted code ---------------------===//
 //
-// `JitFunction` is a vectorcall type: a call converts its arguments straight
-// into the slots the packed wrapper of the function's C interface reads
-// (`_mlir__mlir_ciface_<name>`), runs it, and converts the results back.
+// A typed call is a builtin function (METH_FASTCALL) over a `JitFunction`: it
+// converts its arguments straight into the slots the packed wrapper of the
+// function's C interface reads (`_mlir__mlir_ciface_<name>`), runs it, and
+// converts the results back.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,7 +42,7 @@ struct JitFunction {
   py::object compile;
   py::object engine;
   /// The list where exceptions callbacks raised on threads Python never
-  /// created wait (shared with the module's callback slots), or None.
+  /// created wait (shared with the module's callback slots), or null.
   py::object errors;
   void (*packed)(void **) = nullptr;
 
@@ -51,6 +52,13 @@ struct JitFunction {
   std::vector<size_t> descriptorOffsets; // for each argument
   std::vector<size_t> memRefArgs;        // the memref arguments' indices
   std::vector<size_t> resultOffsets;     // within the results area
+
+  /// The callable's definition: a builtin function calling callJitFunction
+  /// (METH_FASTCALL), which CPython's interpreter calls directly, the
+  /// quickest way there is into C. (Keywords are refused by it, with this
+  /// function's name.)
+  PyMethodDef method{};
+  std::string doc;
 
   void layOut() {
     const auto &args = signature.args, &results = signature.results;
@@ -99,9 +107,10 @@ struct JitFunction {
   }
 };
 
+/// What a function's callable (a builtin function, below) holds as its
+/// `__self__`: the JitFunction.
 struct JitFunctionObject {
   PyObject_HEAD;
-  vectorcallfunc vectorcall;
   JitFunction *function;
 };
 
@@ -185,12 +194,12 @@ PyObject *convertResults(JitFunction &function, char *results,
   return single;
 }
 
-PyObject *callJitFunction(PyObject *callable, PyObject *const *args,
-                          size_t nargsf, PyObject *kwnames) {
+/// The METH_FASTCALL function of a JitFunction's callable.
+PyObject *callJitFunction(PyObject *self, PyObject *const *args,
+                          Py_ssize_t nargs, PyObject *kwnames) {
   JitFunction &function =
-      *reinterpret_cast<JitFunctionObject *>(callable)->function;
+      *reinterpret_cast<JitFunctionObject *>(self)->function;
   const auto &params = function.signature.args;
-  Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   if (kwnames && PyTuple_GET_SIZE(kwnames) > 0) {
     PyErr_Format(PyExc_TypeError, "%s() takes no keyword arguments",
                  function.name.c_str());
@@ -320,32 +329,19 @@ PyObject *reprJitFunction(PyObject *self) {
                               function.signature.text.c_str());
 }
 
-PyObject *nameOfJitFunction(PyObject *self, void *) {
-  return PyUnicode_FromString(
-      reinterpret_cast<JitFunctionObject *>(self)->function->name.c_str());
-}
-
-PyGetSetDef jitFunctionGetSet[] = {
-    {"__name__", nameOfJitFunction, nullptr, "the function's name", nullptr},
-    {nullptr, nullptr, nullptr, nullptr, nullptr}};
-
 PyTypeObject jitFunctionType = {PyVarObject_HEAD_INIT(nullptr, 0)};
 
 void initJitFunctionType() {
   jitFunctionType.tp_name = "_mlirExecutionEngine.JitFunction";
-  jitFunctionType.tp_doc = "A function of a JitModule, called with Python "
-                           "values and numpy arrays.";
+  jitFunctionType.tp_doc =
+      "A function of a JitModule: the `__self__` of the builtin function "
+      "that calls it with Python values and numpy arrays.";
   jitFunctionType.tp_basicsize = sizeof(JitFunctionObject);
-  jitFunctionType.tp_flags =
-      Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_HAVE_GC;
+  jitFunctionType.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC;
   jitFunctionType.tp_traverse = traverseJitFunction;
   jitFunctionType.tp_clear = clearJitFunction;
-  jitFunctionType.tp_vectorcall_offset =
-      offsetof(JitFunctionObject, vectorcall);
-  jitFunctionType.tp_call = PyVectorcall_Call;
   jitFunctionType.tp_dealloc = deallocJitFunction;
   jitFunctionType.tp_repr = reprJitFunction;
-  jitFunctionType.tp_getset = jitFunctionGetSet;
   if (PyType_Ready(&jitFunctionType) < 0)
     throw py::error_already_set();
 }
@@ -374,21 +370,34 @@ void populateJitFunctions(py::module_ &m) {
         function->compile = std::move(compile);
         if (!errors.is_none() && !PyList_Check(errors.ptr()))
           throw py::type_error("errors must be a list or None");
-        function->errors = std::move(errors);
+        if (!errors.is_none()) // else null: no list to check
+          function->errors = std::move(errors);
         function->layOut();
         auto *object = PyObject_GC_New(JitFunctionObject, &jitFunctionType);
         if (!object)
           throw py::error_already_set();
-        object->vectorcall = callJitFunction;
-        object->function = function.release();
+        JitFunction &made = *function.release();
+        object->function = &made;
         PyObject_GC_Track(object);
-        return py::reinterpret_steal<py::object>(
+        auto self = py::reinterpret_steal<py::object>(
             reinterpret_cast<PyObject *>(object));
+        made.doc = "jitted function " + made.name + made.signature.text;
+        made.method.ml_name = made.name.c_str();
+        made.method.ml_meth = reinterpret_cast<PyCFunction>(
+            reinterpret_cast<void (*)()>(callJitFunction));
+        made.method.ml_flags = METH_FASTCALL | METH_KEYWORDS;
+        made.method.ml_doc = made.doc.c_str();
+        // The builtin keeps `self`, which keeps `method`.
+        PyObject *callable = PyCFunction_New(&made.method, self.ptr());
+        if (!callable)
+          throw py::error_already_set();
+        return py::reinterpret_steal<py::object>(callable);
       },
       py::arg("name"), py::arg("function"), py::arg("dtypes"),
       py::arg("release_gil"), py::arg("may_call_back"), py::arg("stoppable"),
       py::arg("compile"), py::arg("errors") = py::none(),
-      "The callable for `function`, the func.func `name` (see mlir._jit), "
+      "The callable for `function`, the func.func `name` (see mlir._jit): "
+      "a builtin function whose `__self__` is its JitFunction, "
       "made before the module is lowered. `compile()` returns the "
       "ExecutionEngine; the first call calls it. `may_call_back`: a Python "
       "callback may run during a call. If `stoppable` (the module's code "

@@ -159,42 +159,4 @@ bool storeScalar(PyObject *object, const ValueSpec &spec, char *slot) {
   return fail(PyExc_TypeError, spec, "not a scalar");
 }
 
-PyObject *loadScalar(const ValueSpec &spec, const char *slot) {
-  switch (spec.kind) {
-  case kI1:
-    return PyBool_FromLong(*reinterpret_cast<const uint8_t *>(slot) & 1);
-  case kI8:
-    return PyLong_FromLong(*reinterpret_cast<const int8_t *>(slot));
-  case kI16:
-    return PyLong_FromLong(*reinterpret_cast<const int16_t *>(slot));
-  case kI32:
-    return PyLong_FromLong(*reinterpret_cast<const int32_t *>(slot));
-  case kI64:
-  case kIndex:
-    return PyLong_FromLongLong(*reinterpret_cast<const int64_t *>(slot));
-  case kF16:
-    return PyFloat_FromDouble(
-        halfToFloat(*reinterpret_cast<const uint16_t *>(slot)));
-  case kBF16:
-    return PyFloat_FromDouble(
-        bf16ToFloat(*reinterpret_cast<const uint16_t *>(slot)));
-  case kF32:
-    return PyFloat_FromDouble(*reinterpret_cast<const float *>(slot));
-  case kF64:
-    return PyFloat_FromDouble(*reinterpret_cast<const double *>(slot));
-  case kComplex64: {
-    const float *parts = reinterpret_cast<const float *>(slot);
-    return PyComplex_FromDoubles(parts[0], parts[1]);
-  }
-  case kComplex128: {
-    const double *parts = reinterpret_cast<const double *>(slot);
-    return PyComplex_FromDoubles(parts[0], parts[1]);
-  }
-  case kMemRef:
-    break;
-  }
-  fail(PyExc_TypeError, spec, "not a scalar");
-  return nullptr;
-}
-
 } // namespace mlir::python::jit

@@ -97,10 +97,10 @@ bool raiseFirstForeignError(PyObject *errors);
 
 /// Raises, and removes, the first exception of `errors` (a list of the
 /// exceptions callbacks raised on threads Python never created, kept for
-/// the module's calls), if any: returns false then. Inline: each typed call
-/// checks twice.
+/// the module's calls; or null), if any: returns false then. Inline: each
+/// typed call checks.
 inline bool raiseForeignError(PyObject *errors) {
-  if (!errors || !PyList_Check(errors) || PyList_GET_SIZE(errors) == 0)
+  if (!errors || PyList_GET_SIZE(errors) == 0)
     return true;
   return raiseFirstForeignError(errors);
 }

@@ -59,13 +59,9 @@ class ExecutionEngine:
 
 @final
 class JitFunction:
-    """A function of a JitModule, called with Python values and numpy arrays.
-    Not constructible from Python: made by _make_jit_function."""
-
-    @property
-    def __name__(self) -> str: ...
-    def __call__(self, *args: Any) -> Any:
-        """None, one value, or a tuple of the declared results."""
+    """A function of a JitModule: the `__self__` of the builtin function
+    that calls it (returning None, one value, or a tuple of the declared
+    results). Not constructible from Python: made by _make_jit_function."""
 
 class _CallbackSlot:
     def __init__(
@@ -83,7 +79,7 @@ def _make_jit_function(
     stoppable: bool,
     compile: Callable[[], ExecutionEngine],
     errors: list[BaseException] | None = None,
-) -> JitFunction: ...
+) -> Callable[..., Any]: ...
 def _raise_callback_error() -> None: ...
 def _add_callback_trampolines(module: Module, slots: Sequence[_CallbackSlot]) -> None: ...
 def _bind_callbacks(engine: ExecutionEngine, slots: Sequence[_CallbackSlot]) -> None: ...
