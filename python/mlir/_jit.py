@@ -13,7 +13,7 @@ from __future__ import annotations
 import ctypes
 import inspect
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -71,21 +71,28 @@ def _releases_gil(function: ir.Operation, callbacks: set[str]) -> bool:
     def calls_callback(op: ir.Operation) -> bool:
         return op.name == "func.call" and _callee(op) in callbacks
 
-    def releases(op: ir.Operation) -> bool:
-        # Any call but a callback's (func.call_indirect, llvm.call, ...) may
-        # run long, or wait for a thread that calls back into Python.
+    body = list(function.regions[0])
+    if len(body) > 1:
+        return True
+    # Any op that releases makes the function release (an explicit stack:
+    # IR may nest deeper than Python recurses).
+    pending = list(body[0])
+    while pending:
+        op = pending.pop()
         if "call" in op.name:
-            return not calls_callback(op)
+            # Any call but a callback's (func.call_indirect, llvm.call, ...)
+            # may run long, or wait for a thread that calls back into Python.
+            if not calls_callback(op):
+                return True
+            continue
         if not op.regions:
-            return False
+            continue
         if any(len(list(region)) > 1 for region in op.regions):
             return True
-        return not _contains(op, calls_callback) or any(
-            releases(inner) for region in op.regions for block in region for inner in block
-        )
-
-    body = list(function.regions[0])
-    return len(body) > 1 or any(releases(op) for op in body[0])
+        if not _contains(op, calls_callback):
+            return True
+        pending.extend(_children(op))
+    return False
 
 
 def _may_call_back(function: ir.Operation, state: _JitState) -> bool:
@@ -101,15 +108,69 @@ def _may_call_back(function: ir.Operation, state: _JitState) -> bool:
     )
 
 
+# Dialects whose ops the default pipeline lowers to the module's own code
+# and to calls of C library functions that never call back (malloc,
+# memrefCopy, libm).
+_OWN_CODE_DIALECTS = {
+    "builtin",
+    "func",
+    "arith",
+    "math",
+    "scf",
+    "cf",
+    "memref",
+    "complex",
+    "index",
+    "ub",
+}
+
+
+def _stoppable(module: ir.Module, state: _JitState, custom_pipeline: bool) -> bool:
+    """Whether a raising callback may stop its module's calls by jumping
+    back to the call over the frames between, which must then all be the
+    module's own code (no unwinding needed): no shared library, no pipeline
+    of the user's (it may bring runtimes, such as OpenMP's, that call the
+    module back), no op of another dialect (an external `llvm.func`, such as
+    libc's `qsort`, may call the module back), and no call but of the
+    module's own functions."""
+    if state.shared_libs or custom_pipeline:
+        return False
+    own = {
+        ir.StringAttr(op.attributes["sym_name"]).value
+        for op in module.body
+        if op.name == "func.func"
+    }
+    for op in _walk(module.operation):
+        if op.name.split(".")[0] not in _OWN_CODE_DIALECTS:
+            return False
+        if ("call" in op.name or "invoke" in op.name) and not (
+            op.name == "func.call" and _callee(op) in own
+        ):
+            return False
+    return True
+
+
 def _callee(call: ir.Operation) -> str:
     # `@name` or `@"name"`.
     return str(call.attributes["callee"])[1:].strip('"')
 
 
+def _children(op: ir.Operation) -> list[ir.Operation]:
+    return [inner for region in op.regions for block in region for inner in block]
+
+
+def _walk(op: ir.Operation) -> Iterator[ir.Operation]:
+    """`op` and every op nested in it (an explicit stack: IR may nest deeper
+    than Python recurses)."""
+    pending = [op]
+    while pending:
+        op = pending.pop()
+        yield op
+        pending.extend(_children(op))
+
+
 def _contains(op: ir.Operation, predicate: Callable[[ir.Operation], bool]) -> bool:
-    return predicate(op) or any(
-        _contains(inner, predicate) for region in op.regions for block in region for inner in block
-    )
+    return any(predicate(inner) for inner in _walk(op))
 
 
 def _accepts_arguments(fn: Callable[..., Any], count: int) -> bool:
@@ -250,6 +311,7 @@ class JitModule:
                 slot.errors = state.errors
                 state.slots[name] = slot
             interfaced.append(op)
+        stoppable = _stoppable(module, state, pipeline is not None)
         for name, op in definitions:
             try:
                 self._functions[name] = _native._make_jit_function(
@@ -258,11 +320,7 @@ class JitModule:
                     _dtypes(self._signatures[name]),
                     _releases_gil(op, set(state.slots)),
                     _may_call_back(op, state),
-                    # Between a call and its callbacks run only the module's
-                    # own code, unless a shared library's may: only then can
-                    # a raising callback stop the call, jumping over frames
-                    # that need no unwinding.
-                    not state.shared_libs,
+                    stoppable,
                     state.compile,
                     state.errors if state.slots else None,
                 )

@@ -294,12 +294,12 @@ MUTANTS = [
     },
     # --- Added with the fixes of issue 19's last round ----------------------
     {
-        "name": "capi_nul_symbol_accepted",
+        "name": "capi_refusals_ignored",
         "file": CAPI,
-        "search": "if (!nulSymbol.empty())",
+        "search": "if (!refusal.empty())",
         "replace": "if (false)",
         "tests": [CAPI_TEST, PY + "engine_errors"],
-        "why": "a module symbol with a NUL reaches ORC, where it collides with the name before the NUL",
+        "why": "a module symbol with a NUL reaches ORC, where it collides with the name before the NUL; an unknown garbage collector aborts code generation",
     },
     {
         "name": "nesting_depth_uncounted",

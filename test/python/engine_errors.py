@@ -501,6 +501,19 @@ expect_error("object file name with a NUL", dump_with_nul)
 # CHECK: RuntimeError: Failure while creating the ExecutionEngine. the symbol 'add\0...' contains a NUL character, which LLVM symbol names cannot hold: rename it
 expect_error("module symbol with a NUL", lambda: engine_for(ADD.replace("@add", '@"add\\00x"')))
 
+# Code generation would abort the process on a garbage collector LLVM does
+# not know.
+# CHECK-LABEL: CASE: unknown garbage collector
+# CHECK: RuntimeError: Failure while creating the ExecutionEngine. function 'f' names the garbage collector 'ab', which LLVM does not know
+expect_error(
+    "unknown garbage collector",
+    lambda: ExecutionEngine(
+        Module.parse(
+            'llvm.func @f() attributes {garbageCollector = "ab"} { llvm.return }', Context()
+        )
+    ),
+)
+
 # CHECK-LABEL: CASE: lookup of a name with a NUL
 # CHECK: ValueError: symbol name '_mlir_ciface_add\0...' contains a NUL character
 expect_error("lookup of a name with a NUL", lambda: engine_for(ADD).lookup("add\0x"))

@@ -209,6 +209,44 @@ in_subprocess(
     """,
 )
 
+# Operations are destroyed by recursion on their nesting: a module freed on
+# a thread with a small stack is destroyed on a stack sized for it, whether
+# it came from text or from bytecode. jit() walks deep functions without
+# recursing in Python either.
+# CHECK-LABEL: CASE: deep modules freed on small stacks
+# CHECK: text, 500 deep, 64 KiB thread: freed
+# CHECK: bytecode, 990 deep, 128 KiB thread: freed
+# CHECK: jit of a function 900 deep: 3
+# CHECK: exit code: 0
+in_subprocess(
+    "deep modules freed on small stacks",
+    """
+    import io
+    def nest(n):
+        return ("func.func @f() -> i64 {" + "scf.execute_region {" * n + "scf.yield "
+                + "} scf.yield " * (n - 1) + "} %c = arith.constant 3 : i64 "
+                + "return %c : i64 }")
+    buffer = io.BytesIO()
+    with Context():
+        Module.parse(nest(990)).operation.write_bytecode(buffer)
+    def free(source, what):
+        m = Module.parse(source, context=Context())
+        del m
+        gc.collect()
+        print(what + ": freed", flush=True)
+    for size, source, what in [
+        (64 << 10, nest(500), "text, 500 deep, 64 KiB thread"),
+        (128 << 10, buffer.getvalue(), "bytecode, 990 deep, 128 KiB thread"),
+    ]:
+        threading.stack_size(size)
+        thread = threading.Thread(target=free, args=(source, what))
+        thread.start()
+        thread.join()
+    threading.stack_size(0)
+    print("jit of a function 900 deep:", jit(nest(900)).f(), flush=True)
+    """,
+)
+
 # ---------------------------------------------------------------------------
 # 2. Stale IR handles: handles into a module taken before a pass run on it
 # raise RuntimeError after the run; the module, its operation and its body

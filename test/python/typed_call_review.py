@@ -374,3 +374,45 @@ print("nested: outer got", m.call(1), "from the inner failure:", m.released(2))
 print(f"outer got {m.call(2)}")
 """,
 )
+
+# A libc function that calls the module back (dl_iterate_phdr holds the
+# loader's lock meanwhile): a raising callback must not stop the call by
+# jumping over libc's frames, or the lock stays taken and the next thread to
+# take it waits forever. Only modules of their own code alone are stopped.
+# CHECK-LABEL: CASE: a callback called from libc raises
+# CHECK: raised: stop
+# CHECK: another thread walked the loaded objects: True
+# CHECK: exit code: 0
+case(
+    "a callback called from libc raises",
+    """
+import threading
+m = jit('''
+llvm.func @dl_iterate_phdr(!llvm.ptr, !llvm.ptr) -> i32
+func.func private @cb(i64) -> i64
+func.func @visit(%info: !llvm.ptr, %size: i64, %data: !llvm.ptr) -> i32 {
+  %r = func.call @cb(%size) : (i64) -> i64
+  %z = arith.constant 0 : i32
+  return %z : i32
+}
+func.func @f() -> i32 {
+  %fv = func.constant @visit : (!llvm.ptr, i64, !llvm.ptr) -> i32
+  %fp = builtin.unrealized_conversion_cast %fv : (!llvm.ptr, i64, !llvm.ptr) -> i32 to !llvm.ptr
+  %n = llvm.mlir.zero : !llvm.ptr
+  %r = llvm.call @dl_iterate_phdr(%fp, %n) : (!llvm.ptr, !llvm.ptr) -> i32
+  return %r : i32
+}''')
+def cb(x):
+    raise ValueError("stop")
+m.register("cb", cb)
+try:
+    m.f()
+except ValueError as e:
+    print("raised:", e, flush=True)
+visit = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p)(lambda *a: 0)
+t = threading.Thread(target=lambda: ctypes.CDLL(None).dl_iterate_phdr(visit, None), daemon=True)
+t.start()
+t.join(20)
+print("another thread walked the loaded objects:", not t.is_alive(), flush=True)
+""",
+)

@@ -167,6 +167,17 @@ MlirLogicalResult ErrorCapture::handle(MlirDiagnostic diagnostic,
 
 namespace {
 
+/// Runs `destroy` (destroying `op`, which recurses on how deeply it nests)
+/// on a stack deep enough for it. In a destructor: if no such stack can be
+/// had, the IR is leaked rather than the process crashed.
+void destroyOnStack(MlirOperation op, const std::function<void()> &destroy) {
+  try {
+    runOnStackFor(op, "destroy", destroy);
+  } catch (...) {
+    PyErr_Clear();
+  }
+}
+
 class PyModule {
 public:
   PyModule(MlirModule module, py::object context)
@@ -177,7 +188,8 @@ public:
   ~PyModule() {
     liveModules().erase(module.ptr);
     *alive = false;
-    mlirModuleDestroy(module);
+    destroyOnStack(mlirModuleGetOperation(module),
+                   [&] { mlirModuleDestroy(module); });
   }
   PyModule(const PyModule &) = delete;
   PyModule &operator=(const PyModule &) = delete;
@@ -224,7 +236,9 @@ public:
   PyOwnedOperation(MlirOperation operation, py::object context)
       : root{operation, /*isModule=*/false}, operation(operation),
         context(std::move(context)) {}
-  ~PyOwnedOperation() { mlirOperationDestroy(operation); }
+  ~PyOwnedOperation() {
+    destroyOnStack(operation, [&] { mlirOperationDestroy(operation); });
+  }
   PyOwnedOperation(const PyOwnedOperation &) = delete;
   PyOwnedOperation &operator=(const PyOwnedOperation &) = delete;
 

@@ -23,6 +23,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/IR/GCStrategy.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
@@ -89,6 +90,24 @@ std::string findNulSymbol(ModuleOp module) {
         return "the symbol '" + nameWithNul(symbol.getName()) +
                "' contains a NUL character, which LLVM symbol names cannot "
                "hold: rename it";
+  return "";
+}
+
+/// Finds a function naming a garbage collector LLVM does not know, on which
+/// code generation would abort the process: the error, or an empty string.
+std::string findUnknownGarbageCollector(ModuleOp module) {
+  for (auto function : module.getOps<LLVM::LLVMFuncOp>()) {
+    std::optional<llvm::StringRef> name = function.getGarbageCollector();
+    if (!name)
+      continue;
+    bool known = false;
+    for (const auto &strategy : llvm::GCRegistry::entries())
+      known |= strategy.getName() == *name;
+    if (!known)
+      return "function '" + function.getName().str() +
+             "' names the garbage collector '" + name->str() +
+             "', which LLVM does not know";
+  }
   return "";
 }
 
@@ -338,9 +357,10 @@ mlirExecutionEngineCreateChecked(MlirModule op, int optLevel, int numPaths,
   (void)targetInitialized;
 
   ModuleOp module = unwrap(op);
-  std::string nulSymbol = findNulSymbol(module);
-  if (!nulSymbol.empty())
-    return fail(nulSymbol);
+  for (const std::string &refusal :
+       {findNulSymbol(module), findUnknownGarbageCollector(module)})
+    if (!refusal.empty())
+      return fail(refusal);
   MLIRContext &context = *module->getContext();
   registerBuiltinDialectTranslation(context);
   registerLLVMDialectTranslation(context);

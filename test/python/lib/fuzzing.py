@@ -512,8 +512,14 @@ def main(namespace, path):
     for name in batches:
         with tempfile.NamedTemporaryFile("r", suffix=".txt") as last:
             env = dict(os.environ, FUZZ_LAST_EXAMPLE=last.name)
+            # A batch's time grows with the scale (and sanitizers slow it
+            # several times): its limit catches hangs, not long runs.
             process = subprocess.run(
-                [sys.executable, path, name], env=env, capture_output=True, text=True, timeout=900
+                [sys.executable, path, name],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=900 * SCALE,
             )
             results = [line for line in process.stdout.splitlines() if line.startswith("RESULT ")]
             if process.returncode != 0 or not results:
