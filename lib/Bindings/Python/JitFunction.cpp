@@ -194,9 +194,12 @@ PyObject *convertResults(JitFunction &function, char *results,
   return single;
 }
 
-/// The METH_FASTCALL function of a JitFunction's callable.
-PyObject *callJitFunction(PyObject *self, PyObject *const *args,
-                          Py_ssize_t nargs, PyObject *kwnames) {
+/// The METH_FASTCALL function of a JitFunction's callable. Its frame area
+/// is sized from the signature alone, never from the arguments: no stack
+/// protector canary (a hot path).
+__attribute__((no_stack_protector)) PyObject *
+callJitFunction(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                PyObject *kwnames) {
   JitFunction &function =
       *reinterpret_cast<JitFunctionObject *>(self)->function;
   const auto &params = function.signature.args;

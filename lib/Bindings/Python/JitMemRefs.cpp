@@ -62,15 +62,15 @@ bool storeMemRef(PyObject *object, const ValueSpec &spec,
   npy_intp itemsize = PyArray_ITEMSIZE(array);
   const npy_intp *strides = PyArray_STRIDES(array);
   bool empty = false;
-  for (int d = 0; d < ndim; ++d)
+  for (int d = 0; d < ndim; ++d) {
     empty |= dims[d] == 0;
-  for (int d = 0; d < ndim; ++d)
     if (spec.shape[d] >= 0 && dims[d] != spec.shape[d])
       return fail(PyExc_ValueError, spec,
                   ("dimension " + std::to_string(d) + " must be " +
                    std::to_string(spec.shape[d]) + ", got shape " +
                    shapeText(ndim, dims))
                       .c_str());
+  }
   for (int d = 0; d < ndim; ++d) {
     // An empty array's strides mean nothing (numpy 2 gives some 0): no
     // element is ever addressed through them.
