@@ -34,7 +34,8 @@ struct JitFunction {
   /// A Python callback may run during the call: it needs this thread's
   /// state (JitThreadState). Calls of other functions skip it.
   bool mayCallBack;
-  /// A callback that raises stops the call (runJitted).
+  /// A callback that raises stops the call (runJitted): only the module's
+  /// own code runs between the two (mlir._jit decides).
   bool stoppable;
   bool byPointer;
   /// Called on the first call: returns the ExecutionEngine (compiling the
@@ -403,8 +404,9 @@ void populateJitFunctions(py::module_ &m) {
       "a builtin function whose `__self__` is its JitFunction, "
       "made before the module is lowered. `compile()` returns the "
       "ExecutionEngine; the first call calls it. `may_call_back`: a Python "
-      "callback may run during a call. If `stoppable` (the module's code "
-      "calls no shared library), a callback that raises stops the call. "
+      "callback may run during a call. If `stoppable` (only the module's own "
+      "code runs between a call and its callbacks), a callback that raises "
+      "stops the call. "
       "`errors` is the module's list of exceptions its callbacks "
       "raised on threads Python never created, which calls re-raise.");
 
