@@ -30,8 +30,9 @@ from hypothesis import strategies as st
 from mlir.ir import Attribute, Context, MLIRError, Module, Operation, Type
 from mlir.passmanager import PassManager
 
-SCALE = int(os.environ.get("FUZZ_SCALE", "1"))
-SANITIZED_FACTOR = 0.5 if os.environ.get("MLIR_SANITIZERS") else 1.0
+# The harness's scale (FUZZ_SCALE), halved under sanitizers unless given.
+from fuzzing import SANITIZED_FACTOR, SCALE
+
 EXPECTED = (MLIRError, ValueError, RuntimeError)
 
 outcomes = collections.Counter()
@@ -235,7 +236,7 @@ def main():
                 env=env,
                 capture_output=True,
                 text=True,
-                timeout=900,
+                timeout=900 * SCALE,  # catches hangs, not long runs
             )
             results = [line for line in process.stdout.splitlines() if line.startswith("RESULT ")]
             if process.returncode != 0 or not results:
