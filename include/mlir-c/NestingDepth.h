@@ -1,5 +1,4 @@
-//===-- mlir-c/NestingDepth.h - How deeply IR nests ----------------*- C
-//-*-===//
+//===-- mlir-c/NestingDepth.h - How deeply IR nests ---------------*- C -*-===//
 //
 // This project's addition to upstream's IR C API: how deeply a type, an
 // attribute or an operation nests, computed without recursion. MLIR prints,

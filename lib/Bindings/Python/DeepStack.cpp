@@ -26,10 +26,11 @@ namespace {
 /// brackets in an affine expression take 630, a dictionary attribute 230, a
 /// region 150, `tuple<` 42). Allowing 4096 keeps a margin of 3.5 over that.
 constexpr size_t kStackPerInputByte = 4096;
-/// The most stack printing, verifying, converting or translating was
-/// measured to use per level of nesting (mlirOperationGetNestingDepth) is
-/// about PER_LEVEL_MEASURED bytes; with a margin.
-constexpr size_t kStackPerLevel = 4096;
+/// For printing, verifying, transforming, translating or destroying, per
+/// level of nesting (mlirOperationGetNestingDepth). Not measured on its own:
+/// the parser's allowance per input byte, as every level of text takes at
+/// least a byte to write (the 200,000-deep tests pass with it).
+constexpr size_t kStackPerLevel = kStackPerInputByte;
 /// For what the work uses whatever the input: the C API's entry, the
 /// verifier, diagnostics.
 constexpr size_t kStackBase = size_t(1) << 20;
@@ -108,7 +109,7 @@ void *runStackThread(void *arg) {
 /// One thread kept for work needing up to kStack bytes of stack, so that it
 /// pays neither for a new thread nor for MLIR's thread-local caches starting
 /// cold each time (together ~100 us, measured). Its stack is
-/// reserved, not committed: what stays resident is what the largest parse
+/// reserved, not committed: what stays resident is what the deepest work
 /// touched, at most kStack.
 class StackWorker {
 public:
@@ -175,9 +176,9 @@ private:
 
 } // namespace
 
-size_t mlir::python::stackForInput(size_t inputSize, const char *what) {
+size_t mlir::python::stackForInput(size_t inputSize) {
   if (inputSize > (SIZE_MAX - kStackBase) / kStackPerInputByte / 2)
-    raiseMemoryError(std::string("the input is too large to ") + what + ": " +
+    raiseMemoryError("the input is too large to parse: " +
                      std::to_string(inputSize) + " bytes");
   return kStackBase + inputSize * kStackPerInputByte;
 }

@@ -21,7 +21,7 @@ namespace mlir::python {
 
 /// The stack that parsing `inputSize` bytes may need, however they nest
 /// (angle brackets, affine expressions, unary minus signs, ...).
-size_t stackForInput(size_t inputSize, const char *what = "parse");
+size_t stackForInput(size_t inputSize);
 
 /// The stack that printing, verifying, transforming or translating IR of
 /// nesting depth `depth` (mlirOperationGetNestingDepth and its type and
