@@ -103,9 +103,7 @@ def _may_call_back(function: ir.Operation, state: _JitState) -> bool:
     other functions need no thread state for callbacks."""
     if not state.slots:
         return False
-    return bool(state.shared_libs) or _contains(
-        function, lambda op: "call" in op.name or "invoke" in op.name
-    )
+    return bool(state.shared_libs) or _contains(function, _is_call)
 
 
 # Dialects whose ops the default pipeline lowers to the module's own code
@@ -143,11 +141,15 @@ def _stoppable(module: ir.Module, state: _JitState, custom_pipeline: bool) -> bo
     for op in _walk(module.operation):
         if op.name.split(".")[0] not in _OWN_CODE_DIALECTS:
             return False
-        if ("call" in op.name or "invoke" in op.name) and not (
-            op.name == "func.call" and _callee(op) in own
-        ):
+        if _is_call(op) and not (op.name == "func.call" and _callee(op) in own):
             return False
     return True
+
+
+def _is_call(op: ir.Operation) -> bool:
+    """Whether `op` calls something (func.call, call_indirect, llvm.call,
+    llvm.invoke, ...)."""
+    return "call" in op.name or "invoke" in op.name
 
 
 def _callee(call: ir.Operation) -> str:

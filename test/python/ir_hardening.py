@@ -53,6 +53,16 @@ def tuple_nest(depth):
     return "tuple<" * depth + "i32" + ">" * depth
 
 
+def on_thread(stack_size, work, *args):
+    """Runs `work(*args)` on a new thread with a stack of `stack_size`
+    bytes, and waits for it."""
+    threading.stack_size(stack_size)
+    thread = threading.Thread(target=work, args=args)
+    thread.start()
+    thread.join()
+    threading.stack_size(0)
+
+
 # END PRELUDE
 
 # ---------------------------------------------------------------------------
@@ -133,10 +143,7 @@ in_subprocess(
             print("bytecode: parsed")
             PassManager.parse("builtin.module(" * 499 + "cse" + ")" * 499)
             print("PassManager.parse: parsed")
-    threading.stack_size(1 << 20)
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join()
+    on_thread(1 << 20, run)
     """,
 )
 
@@ -202,10 +209,7 @@ in_subprocess(
             nest.operation.verify()
             PassManager.parse("builtin.module(cse)").run(nest.operation)
             print("1 MB thread: 999-deep nest printed, verified, passes ran")
-    threading.stack_size(1 << 20)
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join()
+    on_thread(1 << 20, run)
     """,
 )
 
@@ -234,15 +238,8 @@ in_subprocess(
         del m
         gc.collect()
         print(what + ": freed", flush=True)
-    for size, source, what in [
-        (64 << 10, nest(500), "text, 500 deep, 64 KiB thread"),
-        (128 << 10, buffer.getvalue(), "bytecode, 990 deep, 128 KiB thread"),
-    ]:
-        threading.stack_size(size)
-        thread = threading.Thread(target=free, args=(source, what))
-        thread.start()
-        thread.join()
-    threading.stack_size(0)
+    on_thread(64 << 10, free, nest(500), "text, 500 deep, 64 KiB thread")
+    on_thread(128 << 10, free, buffer.getvalue(), "bytecode, 990 deep, 128 KiB thread")
     print("jit of a function 900 deep:", jit(nest(900)).f(), flush=True)
     """,
 )
