@@ -29,15 +29,23 @@ if TYPE_CHECKING:
 
     _F = TypeVar("_F", bound=Callable[..., Any])
 
-__all__ = ["JitModule", "jit", "DEFAULT_PIPELINE"]
+__all__ = ["JitModule", "jit", "DEFAULT_PIPELINE", "BUFFERIZATION_PIPELINE"]
 
-# Lowers func, arith, math, scf, cf, memref and complex to the LLVM dialect.
+# Lowers func, arith, math, scf, cf, memref, complex, index, linalg (to
+# loops), affine and vector (for the host's CPU) to the LLVM dialect.
 DEFAULT_PIPELINE = (
     "builtin.module("
+    "convert-linalg-to-loops,"
+    "convert-vector-to-scf,"
     "func.func(convert-complex-to-standard),"
+    "lower-affine,"
     "convert-scf-to-cf,"
     "expand-strided-metadata,"
-    "arith-expand,"
+    "lower-affine,"
+    # bf16 rounding as integer code: LLVM would use AVX512-BF16's
+    # vcvtneps2bf16 where the CPU has it, which flushes subnormals to zero.
+    "arith-expand{include-bf16},"
+    "convert-vector-to-llvm,"
     "finalize-memref-to-llvm,"
     "convert-math-to-llvm,"
     "convert-math-to-libm,"
@@ -49,16 +57,44 @@ DEFAULT_PIPELINE = (
     "reconcile-unrealized-casts)"
 )
 
+# Runs first on a module that uses tensors (before DEFAULT_PIPELINE or the
+# user's): one-shot bufferization, function boundaries included, where a
+# tensor becomes a memref of any strides (so any view of an array is passed
+# uncopied), and deallocation of the buffers it allocates. Tensor arguments
+# are values: jit() declares them `bufferization.writable = false` unless
+# they say otherwise, so bufferization copies one before writing to it.
+BUFFERIZATION_PIPELINE = (
+    "builtin.module("
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=fully-dynamic-layout-map},"
+    "buffer-deallocation-pipeline,"
+    "convert-bufferization-to-memref)"
+)
+
 
 def _dtypes(function_type: ir.FunctionType) -> list[np.dtype[Any] | None]:
-    """For each argument, then each result: the numpy dtype of a memref's
-    elements, or None."""
-    return [
-        _mlir_element_dtype(str(ir.MemRefType(t).element_type))
-        if ir.MemRefType.isinstance(t)
-        else None
-        for t in [*function_type.inputs, *function_type.results]
-    ]
+    """For each argument, then each result: the numpy dtype of a memref's or
+    tensor's elements, or None."""
+    dtypes: list[np.dtype[Any] | None] = []
+    for t in [*function_type.inputs, *function_type.results]:
+        if ir.MemRefType.isinstance(t):
+            dtypes.append(_mlir_element_dtype(str(ir.MemRefType(t).element_type)))
+        elif ir.RankedTensorType.isinstance(t):
+            dtypes.append(_mlir_element_dtype(str(ir.RankedTensorType(t).element_type)))
+        else:
+            dtypes.append(None)
+    return dtypes
+
+
+def _uses_tensors(module: ir.Module, functions: list[ir.Operation]) -> bool:
+    """Whether the module needs bufferizing: a function takes or returns a
+    tensor, or an op of the tensor or bufferization dialect makes one."""
+    # Printed: ranked or unranked, a tensor type prints as "tensor<...>".
+    if any("tensor<" in str(op.attributes["function_type"]) for op in functions):
+        return True
+    return _contains(
+        module.operation, lambda op: op.name.split(".")[0] in ("tensor", "bufferization")
+    )
 
 
 def _releases_gil(function: ir.Operation, callbacks: set[str]) -> bool:
@@ -120,6 +156,11 @@ _OWN_CODE_DIALECTS = {
     "complex",
     "index",
     "ub",
+    "affine",
+    "vector",
+    "linalg",
+    "tensor",
+    "bufferization",
 }
 
 
@@ -238,6 +279,7 @@ class _JitState:
         engine = ExecutionEngine(
             self.module, opt_level=self.opt_level, shared_libs=self.shared_libs
         )
+        _native._bind_runtime_support(engine)
         if self.slots:
             _native._bind_callbacks(engine, list(self.slots.values()))
         return engine
@@ -252,8 +294,9 @@ class JitModule:
 
     `source` is MLIR text or an `ir.Module` not yet lowered; `pipeline`
     lowers it to the LLVM dialect (default: DEFAULT_PIPELINE, for func,
-    arith, math, scf, cf, memref and complex); an `ir.Module` is lowered in
-    place. The engine is created on the first call.
+    arith, math, scf, cf, memref, complex, index, linalg, affine and
+    vector), after BUFFERIZATION_PIPELINE if it uses tensors; an `ir.Module`
+    is lowered in place. The engine is created on the first call.
     """
 
     def __init__(
@@ -332,6 +375,10 @@ class JitModule:
         unit = ir.UnitAttr.get(module.context)
         for op in interfaced:
             op.attributes["llvm.emit_c_interface"] = unit
+        if _uses_tensors(module, functions):
+            for _, op in definitions:
+                _native._mark_tensor_arguments_immutable(op)
+            PassManager.parse(BUFFERIZATION_PIPELINE, context=module.context).run(module)
         PassManager.parse(pipeline or DEFAULT_PIPELINE, context=module.context).run(module)
         if state.slots:
             _native._add_callback_trampolines(module, list(state.slots.values()))

@@ -2,6 +2,6 @@
 typed layer beyond upstream (`jit`, `JitModule`)."""
 
 from ._engine import ExecutionEngine
-from ._jit import JitModule, jit
+from ._jit import BUFFERIZATION_PIPELINE, DEFAULT_PIPELINE, JitModule, jit
 
-__all__ = ["ExecutionEngine", "JitModule", "jit"]
+__all__ = ["ExecutionEngine", "JitModule", "jit", "DEFAULT_PIPELINE", "BUFFERIZATION_PIPELINE"]

@@ -24,6 +24,7 @@ struct PyF64Type : PyType {};
 struct PyComplexType : PyType {};
 struct PyMemRefType : PyType {};
 struct PyUnrankedMemRefType : PyType {};
+struct PyRankedTensorType : PyType {};
 struct PyFunctionType : PyType {};
 
 /// An optional attribute argument: None is the null attribute.
@@ -74,7 +75,7 @@ void bindSimpleType(py::module_ &m, const char *name, bool (*isA)(MlirType),
           py::arg("context") = py::none());
 }
 
-std::vector<int64_t> memrefShape(MlirType type) {
+std::vector<int64_t> shapeOf(MlirType type) {
   std::vector<int64_t> shape;
   for (intptr_t i = 0, e = mlirShapedTypeGetRank(type); i < e; ++i)
     shape.push_back(mlirShapedTypeGetDimSize(type, i));
@@ -103,6 +104,8 @@ py::object mlir::python::wrapType(MlirType type, const py::object &context) {
     return py::cast(PyMemRefType{base});
   if (mlirTypeIsAUnrankedMemRef(type))
     return py::cast(PyUnrankedMemRefType{base});
+  if (mlirTypeIsARankedTensor(type))
+    return py::cast(PyRankedTensorType{base});
   if (mlirTypeIsAFunction(type))
     return py::cast(PyFunctionType{base});
   return py::cast(base);
@@ -257,8 +260,8 @@ void bindMemRefTypes(py::module_ &m) {
                              })
       .def_property_readonly(
           "rank", [](PyType &self) { return mlirShapedTypeGetRank(self.type); })
-      .def_property_readonly(
-          "shape", [](PyType &self) { return memrefShape(self.type); })
+      .def_property_readonly("shape",
+                             [](PyType &self) { return shapeOf(self.type); })
       .def_property_readonly(
           "has_static_shape",
           [](PyType &self) { return mlirShapedTypeHasStaticShape(self.type); })
@@ -310,6 +313,46 @@ void bindMemRefTypes(py::module_ &m) {
       .def_property_readonly("element_type", [](PyType &self) {
         return wrapType(mlirShapedTypeGetElementType(self.type), self.context);
       });
+}
+
+/// RankedTensorType, checked when made.
+void bindRankedTensorType(py::module_ &m) {
+  bindTypeSubclass<PyRankedTensorType>(m, "RankedTensorType",
+                                       mlirTypeIsARankedTensor)
+      .def_static(
+          "get",
+          [](std::vector<int64_t> shape, const PyType &elementType,
+             py::object encoding, py::object loc) {
+            PyLocation location = resolveLocation(loc);
+            MlirContext context = contextOf(elementType.context);
+            requireSameContext(context,
+                               mlirLocationGetContext(location.location),
+                               "the location");
+            if (!encoding.is_none())
+              requireSameContext(context,
+                                 mlirAttributeGetContext(
+                                     encoding.cast<PyAttribute &>().attribute),
+                                 "the encoding");
+            ErrorCapture errors(elementType.context);
+            MlirType type = mlirRankedTensorTypeGetChecked(
+                location.location, shape.size(), shape.data(), elementType.type,
+                optionalAttribute(encoding));
+            if (mlirTypeIsNull(type))
+              errors.raise("Invalid type");
+            return PyRankedTensorType{{type, elementType.context}};
+          },
+          py::arg("shape"), py::arg("element_type"),
+          py::arg("encoding") = py::none(), py::arg("loc") = py::none())
+      .def_property_readonly("element_type",
+                             [](PyType &self) {
+                               return wrapType(
+                                   mlirShapedTypeGetElementType(self.type),
+                                   self.context);
+                             })
+      .def_property_readonly(
+          "rank", [](PyType &self) { return mlirShapedTypeGetRank(self.type); })
+      .def_property_readonly("shape",
+                             [](PyType &self) { return shapeOf(self.type); });
 }
 
 /// FunctionType: inputs and results.
@@ -377,5 +420,6 @@ void mlir::python::populateIRTypes(py::module_ &m) {
   bindSimpleType<PyF64Type>(m, "F64Type", mlirTypeIsAF64, mlirF64TypeGet);
   bindComplexType(m);
   bindMemRefTypes(m);
+  bindRankedTensorType(m);
   bindFunctionType(m);
 }

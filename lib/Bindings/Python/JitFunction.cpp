@@ -411,6 +411,26 @@ void populateJitFunctions(py::module_ &m) {
       "raised on threads Python never created, which calls re-raise.");
 
   m.def(
+      "_bind_runtime_support",
+      [](py::object engine) {
+        registerRuntimeSupport(unwrapCapsule(
+            engine, mlirPythonCapsuleToExecutionEngine, "an ExecutionEngine"));
+      },
+      py::arg("engine"),
+      "Register on `engine`, before its first lookup, the runtime functions "
+      "lowered memref code calls (memrefCopy).");
+
+  m.def(
+      "_mark_tensor_arguments_immutable",
+      [](py::object operation) {
+        markTensorArgumentsImmutable(unwrapCapsule(
+            operation, mlirPythonCapsuleToOperation, "an mlir.ir.Operation"));
+      },
+      py::arg("function"),
+      "Declare the tensor arguments of the func.func `function` "
+      "`bufferization.writable = false` unless they say otherwise.");
+
+  m.def(
       "_raise_callback_error",
       []() {
         if (!raisePendingError())

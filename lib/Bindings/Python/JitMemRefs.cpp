@@ -3,8 +3,13 @@
 #include "JitMemRefs.h"
 #include "JitScalars.h"
 #include "NumpyApi.h"
+#include "PybindUtils.h"
+
+#include "mlir-c/ExecutionEngineChecked.h"
 
 #include <cstdlib>
+#include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -149,6 +154,54 @@ void forgetMemory(PyObject *array) {
 
 PyObject *ownerOfAllocation(char *allocated) {
   return PyCapsule_New(allocated, "mlir.jit.allocation", freeAllocation);
+}
+
+namespace {
+
+/// An unranked memref, as `memrefCopy`'s callers pass one.
+struct UnrankedMemRef {
+  int64_t rank;
+  int64_t *descriptor;
+};
+
+/// `memrefCopy`, which lowered `memref.copy`s of non-contiguous memrefs
+/// call: copies `source` to `target`, which have the same shape.
+extern "C" void copyMemRef(int64_t elementSize, const UnrankedMemRef *source,
+                           const UnrankedMemRef *target) {
+  int rank = static_cast<int>(source->rank);
+  MemRefView from{source->descriptor, rank}, to{target->descriptor, rank};
+  for (int d = 0; d < rank; ++d)
+    if (from.size(d) == 0)
+      return;
+  const char *read = from.aligned() + from.offset() * elementSize;
+  char *write = to.aligned() + to.offset() * elementSize;
+  // An odometer over the indices, the innermost dimension fastest.
+  std::vector<int64_t> index(rank, 0);
+  while (true) {
+    std::memcpy(write, read, elementSize);
+    int d = rank - 1;
+    for (; d >= 0; --d) {
+      read += from.stride(d) * elementSize;
+      write += to.stride(d) * elementSize;
+      if (++index[d] < from.size(d))
+        break;
+      read -= from.stride(d) * from.size(d) * elementSize;
+      write -= to.stride(d) * to.size(d) * elementSize;
+      index[d] = 0;
+    }
+    if (d < 0)
+      return;
+  }
+}
+
+} // namespace
+
+void registerRuntimeSupport(MlirExecutionEngine engine) {
+  std::string error;
+  if (mlirLogicalResultIsFailure(mlirExecutionEngineRegisterSymbolChecked(
+          engine, mlirStringRefCreateFromCString("memrefCopy"),
+          reinterpret_cast<void *>(&copyMemRef), appendToString, &error)))
+    throw std::runtime_error("cannot register memrefCopy: " + error);
 }
 
 } // namespace mlir::python::jit

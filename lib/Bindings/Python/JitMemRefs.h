@@ -10,6 +10,8 @@
 
 #include "JitValues.h"
 
+#include "mlir-c/ExecutionEngine.h"
+
 #include <Python.h>
 
 namespace mlir::python::jit {
@@ -51,6 +53,10 @@ PyObject *ownerOfAllocation(char *allocated);
 inline bool isUnowned(char *allocated) {
   return allocated == reinterpret_cast<char *>(0xdeadbeef);
 }
+
+/// Registers on `engine` the runtime functions lowered memref code calls
+/// (`memrefCopy`), so that it needs no runtime library. Throws on failure.
+void registerRuntimeSupport(MlirExecutionEngine engine);
 
 } // namespace mlir::python::jit
 

@@ -15,7 +15,7 @@ namespace {
 
 constexpr const char *kSupported =
     "i1, i8, i16, i32, i64, index, f16, bf16, f32, f64, complex<f32>, "
-    "complex<f64> and ranked memrefs of those (or of f8 types)";
+    "complex<f64> and ranked memrefs and tensors of those (or of f8 types)";
 
 /// The kind of a scalar type, or false if it is not a supported scalar.
 bool scalarKind(MlirType type, Kind &kind) {
@@ -63,7 +63,8 @@ ValueSpec describeValue(MlirType type, std::string label, py::handle dtype,
   if (scalarKind(type, spec.kind))
     return spec;
   std::string text = printToString(mlirTypePrint, type);
-  if (!mlirTypeIsAMemRef(type) || dtype.is_none())
+  bool tensor = mlirTypeIsARankedTensor(type);
+  if (!(mlirTypeIsAMemRef(type) || tensor) || dtype.is_none())
     throw py::type_error(spec.label + ": type " + text +
                          " is not supported; typed calls support " +
                          kSupported);
@@ -80,7 +81,11 @@ ValueSpec describeValue(MlirType type, std::string label, py::handle dtype,
     spec.shape.push_back(mlirShapedTypeIsDynamicDim(type, d)
                              ? -1
                              : mlirShapedTypeGetDimSize(type, d));
-  spec.strides.resize(rank);
+  // A tensor is bufferized to a memref of any strides and offset
+  // (jit()'s BUFFERIZATION_PIPELINE): any view of an array passes uncopied.
+  spec.strides.assign(rank, kDynamic);
+  if (tensor)
+    return spec;
   if (mlirLogicalResultIsFailure(mlirMemRefTypeGetStridesAndOffset(
           type, spec.strides.data(), &spec.offset)))
     throw py::type_error(spec.label + ": the layout of " + text +
@@ -93,20 +98,75 @@ ValueSpec describeValue(MlirType type, std::string label, py::handle dtype,
   return spec;
 }
 
-/// Whether argument `i` of `function` is declared `llvm.readonly`.
-bool isReadOnly(MlirOperation function, intptr_t i) {
+/// The attribute `name` of argument `i` of `function`, or null.
+MlirAttribute argumentAttribute(MlirOperation function, intptr_t i,
+                                const char *name) {
   MlirAttribute argAttrs = mlirOperationGetAttributeByName(
       function, mlirStringRefCreateFromCString("arg_attrs"));
   if (mlirAttributeIsNull(argAttrs) || !mlirAttributeIsAArray(argAttrs) ||
       i >= mlirArrayAttrGetNumElements(argAttrs))
-    return false;
+    return MlirAttribute{nullptr};
   MlirAttribute attrs = mlirArrayAttrGetElement(argAttrs, i);
-  return mlirAttributeIsADictionary(attrs) &&
-         !mlirAttributeIsNull(mlirDictionaryAttrGetElementByName(
-             attrs, mlirStringRefCreateFromCString("llvm.readonly")));
+  if (!mlirAttributeIsADictionary(attrs))
+    return MlirAttribute{nullptr};
+  return mlirDictionaryAttrGetElementByName(
+      attrs, mlirStringRefCreateFromCString(name));
+}
+
+/// Whether the function never writes argument `i`: declared
+/// `llvm.readonly`, or a tensor (a value: bufferization copies it before
+/// writing) unless declared `bufferization.writable = true`.
+bool isReadOnly(MlirOperation function, intptr_t i, MlirType type) {
+  if (!mlirAttributeIsNull(argumentAttribute(function, i, "llvm.readonly")))
+    return true;
+  MlirAttribute writable =
+      argumentAttribute(function, i, "bufferization.writable");
+  return mlirTypeIsARankedTensor(type) &&
+         !(!mlirAttributeIsNull(writable) && mlirAttributeIsABool(writable) &&
+           mlirBoolAttrGetValue(writable));
 }
 
 } // namespace
+
+void markTensorArgumentsImmutable(MlirOperation function) {
+  MlirAttribute typeAttr = mlirOperationGetAttributeByName(
+      function, mlirStringRefCreateFromCString("function_type"));
+  if (mlirAttributeIsNull(typeAttr) || !mlirAttributeIsAType(typeAttr) ||
+      !mlirTypeIsAFunction(mlirTypeAttrGetValue(typeAttr)))
+    throw py::type_error("not a func.func");
+  MlirType functionType = mlirTypeAttrGetValue(typeAttr);
+  MlirContext context = mlirOperationGetContext(function);
+  MlirIdentifier writable = mlirIdentifierGet(
+      context, mlirStringRefCreateFromCString("bufferization.writable"));
+  MlirAttribute argAttrs = mlirOperationGetAttributeByName(
+      function, mlirStringRefCreateFromCString("arg_attrs"));
+  bool changed = false;
+  std::vector<MlirAttribute> dictionaries;
+  for (intptr_t i = 0; i < mlirFunctionTypeGetNumInputs(functionType); ++i) {
+    std::vector<MlirNamedAttribute> entries;
+    if (!mlirAttributeIsNull(argAttrs) && mlirAttributeIsAArray(argAttrs) &&
+        i < mlirArrayAttrGetNumElements(argAttrs)) {
+      MlirAttribute attrs = mlirArrayAttrGetElement(argAttrs, i);
+      for (intptr_t e = 0; mlirAttributeIsADictionary(attrs) &&
+                           e < mlirDictionaryAttrGetNumElements(attrs);
+           ++e)
+        entries.push_back(mlirDictionaryAttrGetElement(attrs, e));
+    }
+    if (mlirTypeIsARankedTensor(mlirFunctionTypeGetInput(functionType, i)) &&
+        mlirAttributeIsNull(
+            argumentAttribute(function, i, "bufferization.writable"))) {
+      entries.push_back(
+          mlirNamedAttributeGet(writable, mlirBoolAttrGet(context, 0)));
+      changed = true;
+    }
+    dictionaries.push_back(
+        mlirDictionaryAttrGet(context, entries.size(), entries.data()));
+  }
+  if (changed)
+    mlirOperationSetAttributeByName(
+        function, mlirStringRefCreateFromCString("arg_attrs"),
+        mlirArrayAttrGet(context, dictionaries.size(), dictionaries.data()));
+}
 
 Signature describeSignature(MlirOperation function, const std::string &name,
                             py::sequence dtypes) {
@@ -129,7 +189,8 @@ Signature describeSignature(MlirOperation function, const std::string &name,
   for (intptr_t i = 0; i < numArgs; ++i) {
     MlirType type = mlirFunctionTypeGetInput(functionType, i);
     signature.args.push_back(describeValue(type, labelOf("argument", i, type),
-                                           dtypes[i], isReadOnly(function, i)));
+                                           dtypes[i],
+                                           isReadOnly(function, i, type)));
   }
   for (intptr_t i = 0; i < numResults; ++i) {
     MlirType type = mlirFunctionTypeGetResult(functionType, i);

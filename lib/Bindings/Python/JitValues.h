@@ -58,7 +58,8 @@ struct ValueSpec {
   /// log2 of the element size, which is a power of two for every element
   /// type (strides convert by a shift, not a division).
   int elementShift = 0;
-  /// Declared `llvm.readonly`: read-only arrays may be passed.
+  /// Never written by the function (declared `llvm.readonly`, or a tensor):
+  /// read-only arrays may be passed.
   bool readOnly = false;
 
   int rank() const { return static_cast<int>(shape.size()); }
@@ -76,6 +77,11 @@ struct Signature {
 /// scalars. Throws TypeError naming the first unsupported type.
 Signature describeSignature(MlirOperation function, const std::string &name,
                             pybind11::sequence dtypes);
+
+/// Declares each tensor argument of the func.func `function` that says
+/// nothing else `bufferization.writable = false`: a tensor is a value, so
+/// bufferization copies it rather than write to the caller's array.
+void markTensorArgumentsImmutable(MlirOperation function);
 
 /// Size and alignment of a value held in memory: memrefs as their
 /// descriptor.

@@ -6,6 +6,7 @@ Each test still says what it does: it names what it imports from here, and
 the sources below are short enough to read where they are used.
 """
 
+import ctypes
 import os
 import subprocess
 import sys
@@ -113,3 +114,35 @@ def runner_utils():
     """The paths of libmlir_c_runner_utils.so and libmlir_runner_utils.so
     (the lit test's MLIR_C_RUNNER_UTILS and MLIR_RUNNER_UTILS)."""
     return os.environ["MLIR_C_RUNNER_UTILS"], os.environ["MLIR_RUNNER_UTILS"]
+
+
+class MallInfo2(ctypes.Structure):
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in [
+            "arena",
+            "ordblks",
+            "smblks",
+            "hblks",
+            "hblkhd",
+            "usmblks",
+            "fsmblks",
+            "uordblks",
+            "fordblks",
+            "keepcost",
+        ]
+    ]
+
+
+def heap_bytes_in_use():
+    """Bytes malloc has handed out and not taken back: AddressSanitizer's
+    count when it is the allocator (--config=asan), else glibc's mallinfo2
+    (in use in the arena plus mmapped blocks). Not RSS, which freed memory
+    kept by malloc inflates."""
+    process = ctypes.CDLL(None)
+    if hasattr(process, "__sanitizer_get_current_allocated_bytes"):
+        process.__sanitizer_get_current_allocated_bytes.restype = ctypes.c_size_t
+        return process.__sanitizer_get_current_allocated_bytes()
+    process.mallinfo2.restype = MallInfo2
+    info = process.mallinfo2()
+    return info.uordblks + info.hblkhd

@@ -220,6 +220,25 @@ class UnrankedMemRefType(Type):
     @property
     def element_type(self) -> Type: ...
 
+class RankedTensorType(Type):
+    def __init__(self, cast_from_type: Type) -> None: ...
+    @staticmethod
+    def isinstance(other: Type) -> bool: ...
+    @staticmethod
+    def get(
+        shape: Sequence[int],
+        element_type: Type,
+        encoding: Attribute | None = None,
+        loc: Location | None = None,
+    ) -> RankedTensorType:
+        """Raises MLIRError for an invalid combination."""
+    @property
+    def element_type(self) -> Type: ...
+    @property
+    def rank(self) -> int: ...
+    @property
+    def shape(self) -> list[int]: ...
+
 class FunctionType(Type):
     def __init__(self, cast_from_type: Type) -> None: ...
     @staticmethod

@@ -1,0 +1,322 @@
+# RUN: %PYTHON %s 2>%t.stderr | FileCheck %s
+# RUN: FileCheck --allow-empty --check-prefix=STDERR %s < %t.stderr
+# STDERR-NOT: {{.}}
+#
+# The kernels people write, through jit(): tensors at the boundary
+# (bufferized by BUFFERIZATION_PIPELINE), linalg, affine and vector code
+# lowered by DEFAULT_PIPELINE, and memref.copy of strided views (memrefCopy,
+# which jit() provides).
+
+import gc
+
+import numpy as np
+
+from mlir.execution_engine import jit
+from mlir.ir import Context
+
+from fixtures import heap_bytes_in_use, show_error
+
+
+def run(f):
+    print("\nTEST:", f.__name__)
+    f()
+    gc.collect()
+    assert Context._get_live_count() == 0, Context._get_live_count()
+
+
+ELEMENTWISE = """
+#map = affine_map<(d0) -> (d0)>
+// a * x + y into a new tensor.
+func.func @axpy(%a: f32, %x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]}
+      ins(%x, %y : tensor<?xf32>, tensor<?xf32>) outs(%e : tensor<?xf32>) {
+  ^bb0(%xi: f32, %yi: f32, %o: f32):
+    %m = arith.mulf %a, %xi : f32
+    %s = arith.addf %m, %yi : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+// y += x, written into y's tensor: bufferization copies y (a value).
+func.func @accumulate(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
+  %r = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+      ins(%x : tensor<?xf32>) outs(%y : tensor<?xf32>) {
+  ^bb0(%xi: f32, %yi: f32):
+    %s = arith.addf %xi, %yi : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+// The same, but y is declared writable: its array is updated in place.
+func.func @accumulate_in_place(%x: tensor<?xf32>,
+                               %y: tensor<?xf32> {bufferization.writable = true}) -> tensor<?xf32> {
+  %r = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+      ins(%x : tensor<?xf32>) outs(%y : tensor<?xf32>) {
+  ^bb0(%xi: f32, %yi: f32):
+    %s = arith.addf %xi, %yi : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+"""
+
+
+# CHECK-LABEL: TEST: testElementwiseOnTensors
+def testElementwiseOnTensors():
+    module = jit(ELEMENTWISE)
+    x = np.arange(6, dtype=np.float32)
+    y = np.full(6, 10, np.float32)
+    r = module.axpy(2.0, x, y)
+    # The result owns new memory; the arguments are unchanged.
+    # CHECK: [10. 12. 14. 16. 18. 20.] True True
+    print(r, r.flags.writeable, not np.shares_memory(r, x) and not np.shares_memory(r, y))
+    # CHECK: [0. 1. 2. 3. 4. 5.] [10. 10. 10. 10. 10. 10.]
+    print(x, y)
+    # Views with strides and offsets, in either direction.
+    big = np.arange(24, dtype=np.float32)
+    expected = 3 * big[1::4] + big[::-4]
+    # CHECK: True
+    print(np.array_equal(module.axpy(3.0, big[1::4], big[::-4]), expected))
+    # A tensor is a value: read-only arrays may be passed.
+    frozen = np.arange(6, dtype=np.float32)
+    frozen.flags.writeable = False
+    # CHECK: [ 0.  3.  6.  9. 12. 15.]
+    print(module.axpy(2.0, frozen, frozen))
+    # Writing into an argument's tensor copies it first.
+    # CHECK: [10. 11. 12. 13. 14. 15.] [10. 10. 10. 10. 10. 10.]
+    print(module.accumulate(x, y), y)
+    # CHECK: [ 0.  2.  4.  6.  8. 10.]
+    print(module.accumulate(frozen, frozen))
+    # Unless the argument says it may be written: then its array is.
+    r = module.accumulate_in_place(x, y)
+    # CHECK: [10. 11. 12. 13. 14. 15.] [10. 11. 12. 13. 14. 15.]
+    print(r, y)
+    # CHECK: ValueError: argument 1 of 'accumulate_in_place' (tensor<?xf32>): the array is read-only and the function may write to it
+    show_error(module.accumulate_in_place, x, frozen)
+    # CHECK: TypeError: argument 2 of 'axpy' (tensor<?xf32>): expected a numpy array, got list
+    show_error(module.axpy, 1.0, x, [1.0])
+
+
+# CHECK-LABEL: TEST: testMatmulAndReductions
+def testMatmulAndReductions():
+    module = jit(
+        """
+        #id = affine_map<(d0, d1) -> (d0, d1)>
+        #row = affine_map<(d0, d1) -> (d0)>
+        func.func @matmul(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+          %c0 = arith.constant 0 : index
+          %c1 = arith.constant 1 : index
+          %m = tensor.dim %a, %c0 : tensor<?x?xf32>
+          %n = tensor.dim %b, %c1 : tensor<?x?xf32>
+          %zero = arith.constant 0.0 : f32
+          %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+          %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+          %r = linalg.matmul ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>)
+                             outs(%f : tensor<?x?xf32>) -> tensor<?x?xf32>
+          return %r : tensor<?x?xf32>
+        }
+        // Row sums and the total: two results, one of them a 0-d tensor.
+        func.func @sums(%a: tensor<3x4xi64>) -> (tensor<3xi64>, tensor<i64>) {
+          %zero = arith.constant 0 : i64
+          %e = tensor.empty() : tensor<3xi64>
+          %f = linalg.fill ins(%zero : i64) outs(%e : tensor<3xi64>) -> tensor<3xi64>
+          %rows = linalg.generic {indexing_maps = [#id, #row],
+                                  iterator_types = ["parallel", "reduction"]}
+              ins(%a : tensor<3x4xi64>) outs(%f : tensor<3xi64>) {
+          ^bb0(%ai: i64, %acc: i64):
+            %s = arith.addi %ai, %acc : i64
+            linalg.yield %s : i64
+          } -> tensor<3xi64>
+          %e0 = tensor.empty() : tensor<i64>
+          %f0 = linalg.fill ins(%zero : i64) outs(%e0 : tensor<i64>) -> tensor<i64>
+          %total = linalg.reduce ins(%rows : tensor<3xi64>) outs(%f0 : tensor<i64>) dimensions = [0]
+            (%in: i64, %acc: i64) {
+              %s = arith.addi %in, %acc : i64
+              linalg.yield %s : i64
+            }
+          return %rows, %total : tensor<3xi64>, tensor<i64>
+        }
+        """
+    )
+    rng = np.random.default_rng(0)
+    # Small integers: float32 sums of their products are exact.
+    a = rng.integers(-8, 8, (5, 7)).astype(np.float32)
+    b = rng.integers(-8, 8, (7, 3)).astype(np.float32)
+    # CHECK: True True True
+    print(
+        np.array_equal(module.matmul(a, b), a @ b),
+        np.array_equal(module.matmul(np.asfortranarray(a), b), a @ b),
+        np.array_equal(module.matmul(b.T, a.T), (a @ b).T),
+    )
+    # CHECK: (5, 0) (0, 3)
+    print(
+        module.matmul(np.ones((5, 0), np.float32), np.ones((0, 0), np.float32)).shape,
+        module.matmul(np.ones((0, 4), np.float32), np.ones((4, 3), np.float32)).shape,
+    )
+    rows, total = module.sums(np.arange(12).reshape(3, 4))
+    # CHECK: [ 6 22 38] 66 ()
+    print(rows, total, total.shape)
+    # CHECK: ValueError: argument 0 of 'sums' (tensor<3x4xi64>): dimension 0 must be 3, got shape (4, 3)
+    show_error(module.sums, np.zeros((4, 3), np.int64))
+
+
+# CHECK-LABEL: TEST: testTemporariesAreFreed
+def testTemporariesAreFreed():
+    # Each call allocates a temporary of 4 MB and a result: the deallocation
+    # pass frees the temporary, and the result is freed with its array.
+    module = jit(
+        """
+        #map = affine_map<(d0) -> (d0)>
+        func.func @twice_squared(%x: tensor<?xf32>) -> f32 {
+          %c0 = arith.constant 0 : index
+          %n = tensor.dim %x, %c0 : tensor<?xf32>
+          %e = tensor.empty(%n) : tensor<?xf32>
+          %sq = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+              ins(%x : tensor<?xf32>) outs(%e : tensor<?xf32>) {
+          ^bb0(%xi: f32, %o: f32):
+            %m = arith.mulf %xi, %xi : f32
+            linalg.yield %m : f32
+          } -> tensor<?xf32>
+          %e2 = tensor.empty(%n) : tensor<?xf32>
+          %tw = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+              ins(%sq : tensor<?xf32>) outs(%e2 : tensor<?xf32>) {
+          ^bb0(%si: f32, %o: f32):
+            %m = arith.addf %si, %si : f32
+            linalg.yield %m : f32
+          } -> tensor<?xf32>
+          %r = tensor.extract %tw[%c0] : tensor<?xf32>
+          return %r : f32
+        }
+        """
+    )
+    x = np.full(1 << 20, 3, np.float32)
+    module.twice_squared(x)
+    before = heap_bytes_in_use()
+    for _ in range(100):
+        value = module.twice_squared(x)
+    grown = heap_bytes_in_use() - before
+    # CHECK: 18.0 True
+    print(value, grown < 4 << 20)
+
+
+# CHECK-LABEL: TEST: testLinalgAffineVectorOnMemRefs
+def testLinalgAffineVectorOnMemRefs():
+    module = jit(
+        """
+        func.func @matmul(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %c: memref<?x?xf64>) {
+          linalg.matmul ins(%a, %b : memref<?x?xf64>, memref<?x?xf64>)
+                        outs(%c : memref<?x?xf64>)
+          return
+        }
+        func.func @double(%m: memref<8xi32>) {
+          affine.for %i = 0 to 8 {
+            %v = affine.load %m[%i] : memref<8xi32>
+            %w = arith.addi %v, %v : i32
+            affine.store %w, %m[%i] : memref<8xi32>
+          }
+          return
+        }
+        // A vector of 8 read at %i (padded with 0 past the end), summed.
+        func.func @sum8(%m: memref<?xf32>, %i: index) -> f32 {
+          %pad = arith.constant 0.0 : f32
+          %v = vector.transfer_read %m[%i], %pad : memref<?xf32>, vector<8xf32>
+          %d = arith.mulf %v, %v : vector<8xf32>
+          %s = vector.reduction <add>, %d : vector<8xf32> into f32
+          return %s : f32
+        }
+        // A module that frees its own memory is not bufferized (the
+        // deallocation pass would refuse memref.dealloc).
+        func.func @scratch(%n: index) -> index {
+          %m = memref.alloc(%n) : memref<?xindex>
+          %c0 = arith.constant 0 : index
+          memref.store %n, %m[%c0] : memref<?xindex>
+          %v = memref.load %m[%c0] : memref<?xindex>
+          memref.dealloc %m : memref<?xindex>
+          return %v : index
+        }
+        """
+    )
+    a = np.arange(6, dtype=np.float64).reshape(2, 3)
+    b = np.arange(12, dtype=np.float64).reshape(3, 4)
+    c = np.zeros((2, 4))
+    module.matmul(a, b, c)
+    # CHECK: True
+    print(np.array_equal(c, a @ b))
+    m = np.arange(8, dtype=np.int32)
+    module.double(m)
+    # CHECK: [ 0  2  4  6  8 10 12 14]
+    print(m)
+    # CHECK: 140.0 50.0
+    print(
+        module.sum8(np.arange(8, dtype=np.float32), 0),
+        module.sum8(np.arange(6, dtype=np.float32), 3),
+    )
+    # CHECK: 7
+    print(module.scratch(7))
+
+
+# CHECK-LABEL: TEST: testStridedCopies
+def testStridedCopies():
+    # memref.copy between non-contiguous memrefs calls memrefCopy, which
+    # jit() provides (no runtime library needed).
+    module = jit(
+        """
+        func.func @copy2(%s: memref<?x?xi16, strided<[?, ?], offset: ?>>,
+                         %d: memref<?x?xi16, strided<[?, ?], offset: ?>>) {
+          memref.copy %s, %d : memref<?x?xi16, strided<[?, ?], offset: ?>>
+                            to memref<?x?xi16, strided<[?, ?], offset: ?>>
+          return
+        }
+        func.func @copy0(%s: memref<f64, strided<[], offset: ?>>, %d: memref<f64, strided<[], offset: ?>>) {
+          memref.copy %s, %d : memref<f64, strided<[], offset: ?>> to memref<f64, strided<[], offset: ?>>
+          return
+        }
+        """
+    )
+    source = np.arange(60, dtype=np.int16).reshape(6, 10)
+    target = np.zeros((8, 12), np.int16)
+    module.copy2(source[::2, 1::3], target[1:7:2, ::-4])
+    expected = np.zeros((8, 12), np.int16)
+    expected[1:7:2, ::-4] = source[::2, 1::3]
+    # CHECK: True
+    print(np.array_equal(target, expected))
+    # Empty: nothing is copied.
+    module.copy2(source[:0], target[:0])
+    scalar = np.zeros((), np.float64)
+    module.copy0(np.array(2.5), scalar)
+    # CHECK: 2.5
+    print(scalar)
+
+
+# CHECK-LABEL: TEST: testTensorCallbacks
+def testTensorCallbacks():
+    module = jit(
+        """
+        func.func private @observe(tensor<?xf32>) -> f32
+        func.func @f(%x: tensor<?xf32>) -> f32 {
+          %r = func.call @observe(%x) : (tensor<?xf32>) -> f32
+          return %r : f32
+        }
+        """
+    )
+    seen = []
+
+    @module.callback("observe")
+    def observe(view):
+        seen.append((view.tolist(), view.flags.writeable))
+        return float(view.sum())
+
+    # The callback sees the tensor as a read-only array.
+    # CHECK: 6.0 [([1.0, 2.0, 3.0], False)]
+    print(module.f(np.array([1, 2, 3], np.float32)), seen)
+
+
+run(testElementwiseOnTensors)
+run(testMatmulAndReductions)
+run(testTemporariesAreFreed)
+run(testLinalgAffineVectorOnMemRefs)
+run(testStridedCopies)
+run(testTensorCallbacks)
