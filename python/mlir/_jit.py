@@ -32,7 +32,9 @@ if TYPE_CHECKING:
 __all__ = ["JitModule", "jit", "DEFAULT_PIPELINE", "BUFFERIZATION_PIPELINE"]
 
 # Lowers func, arith, math, scf, cf, memref, complex, index, linalg (to
-# loops), affine and vector (for the host's CPU) to the LLVM dialect.
+# loops), affine and vector (for the host's CPU) to the LLVM dialect. The
+# code calls memrefCopy and the allocation functions _mlir_memref_to_llvm_*,
+# which jit() registers on its engine.
 DEFAULT_PIPELINE = (
     "builtin.module("
     "convert-linalg-to-loops,"
@@ -46,7 +48,9 @@ DEFAULT_PIPELINE = (
     # vcvtneps2bf16 where the CPU has it, which flushes subnormals to zero.
     "arith-expand{include-bf16},"
     "convert-vector-to-llvm,"
-    "finalize-memref-to-llvm,"
+    # Allocates through functions jit() provides (huge pages for large
+    # buffers, which numpy uses too).
+    "finalize-memref-to-llvm{use-generic-functions},"
     "convert-math-to-llvm,"
     "convert-math-to-libm,"
     "convert-complex-to-llvm,"

@@ -7,6 +7,10 @@
 
 #include "mlir-c/ExecutionEngineChecked.h"
 
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -194,14 +198,50 @@ extern "C" void copyMemRef(int64_t elementSize, const UnrankedMemRef *source,
   }
 }
 
+/// Allocations from this size on are backed by transparent huge pages where
+/// the system allows it (as numpy's are): a new buffer of 40 MB then costs
+/// 20 page faults instead of 10,000, which made a jitted `a * x + y`
+/// returning a new tensor 3 times slower than numpy.
+constexpr size_t kHugePageThreshold = size_t{4} << 20;
+constexpr size_t kHugePageSize = size_t{2} << 20;
+
+/// The allocation functions `memref.alloc` and `memref.dealloc` call
+/// (finalize-memref-to-llvm{use-generic-functions}). Memory comes from
+/// malloc's family, so that an array owning a result frees it with free().
+extern "C" void *allocateMemRef(size_t alignment, size_t size) {
+  if (size >= kHugePageThreshold)
+    alignment = std::max(alignment, kHugePageSize);
+  // aligned_alloc wants a size that is a multiple of the alignment.
+  size_t rounded = (size + alignment - 1) / alignment * alignment;
+  void *memory = std::aligned_alloc(alignment, rounded ? rounded : alignment);
+  if (memory && rounded >= kHugePageThreshold)
+    madvise(memory, rounded, MADV_HUGEPAGE); // advice: failure is harmless
+  return memory;
+}
+extern "C" void *allocateMemRefUnaligned(size_t size) {
+  return allocateMemRef(alignof(std::max_align_t), size);
+}
+extern "C" void freeMemRef(void *memory) { std::free(memory); }
+
 } // namespace
 
 void registerRuntimeSupport(MlirExecutionEngine engine) {
-  std::string error;
-  if (mlirLogicalResultIsFailure(mlirExecutionEngineRegisterSymbolChecked(
-          engine, mlirStringRefCreateFromCString("memrefCopy"),
-          reinterpret_cast<void *>(&copyMemRef), appendToString, &error)))
-    throw std::runtime_error("cannot register memrefCopy: " + error);
+  const std::pair<const char *, void *> symbols[] = {
+      {"memrefCopy", reinterpret_cast<void *>(&copyMemRef)},
+      {"_mlir_memref_to_llvm_alloc",
+       reinterpret_cast<void *>(&allocateMemRefUnaligned)},
+      {"_mlir_memref_to_llvm_aligned_alloc",
+       reinterpret_cast<void *>(&allocateMemRef)},
+      {"_mlir_memref_to_llvm_free", reinterpret_cast<void *>(&freeMemRef)},
+  };
+  for (const auto &[name, address] : symbols) {
+    std::string error;
+    if (mlirLogicalResultIsFailure(mlirExecutionEngineRegisterSymbolChecked(
+            engine, mlirStringRefCreateFromCString(name), address,
+            appendToString, &error)))
+      throw std::runtime_error(std::string("cannot register ") + name + ": " +
+                               error);
+  }
 }
 
 } // namespace mlir::python::jit

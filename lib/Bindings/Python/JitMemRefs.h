@@ -54,8 +54,10 @@ inline bool isUnowned(char *allocated) {
   return allocated == reinterpret_cast<char *>(0xdeadbeef);
 }
 
-/// Registers on `engine` the runtime functions lowered memref code calls
-/// (`memrefCopy`), so that it needs no runtime library. Throws on failure.
+/// Registers on `engine` the runtime functions memref code lowered by
+/// jit()'s DEFAULT_PIPELINE calls (`memrefCopy`, the allocation functions
+/// `_mlir_memref_to_llvm_*`), so that it needs no runtime library. Throws on
+/// failure.
 void registerRuntimeSupport(MlirExecutionEngine engine);
 
 } // namespace mlir::python::jit
