@@ -1,0 +1,163 @@
+"""Kernels written in linalg on tensors, jitted, against numpy, side by side.
+
+Prints each kernel's throughput as a ratio to numpy's, measured in the same
+run, the measures taking turns (the fastest round of each):
+- elementwise `a * x + y` over 10^7 f32, returning a new array (numpy's
+  `a * x + y` makes one too);
+- `sum` over 10^7 f32, the additions allowed to reassociate
+  (`fastmath<reassoc>`), against `ndarray.sum`;
+- `linalg.matmul` 512x512x512 f32 through DEFAULT_PIPELINE (linalg to
+  loops), in GFLOP/s, against `numpy.matmul` on all cores and on one.
+
+numpy's BLAS reads OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE when it loads:
+both are removed from this process's environment before numpy is imported,
+so that it runs the kernel it picks for this CPU, which is printed.
+
+`--short` (or BENCH_SHORT=1) runs small sizes once, checking the results
+but not the times (a smoke test).
+"""
+
+import os
+import sys
+
+# Before numpy loads OpenBLAS.
+for variable in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+    os.environ.pop(variable, None)
+
+import ctypes  # noqa: E402
+import glob  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from mlir.execution_engine import jit  # noqa: E402
+
+SHORT = "--short" in sys.argv[1:] or os.environ.get("BENCH_SHORT") == "1"
+N = 10_000 if SHORT else 10_000_000
+M = 64 if SHORT else 512
+ROUNDS = 1 if SHORT else 15
+
+SOURCE = """
+#map = affine_map<(d0) -> (d0)>
+#all = affine_map<(d0) -> ()>
+func.func @axpy(%a: f32, %x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]}
+      ins(%x, %y : tensor<?xf32>, tensor<?xf32>) outs(%e : tensor<?xf32>) {
+  ^bb0(%xi: f32, %yi: f32, %o: f32):
+    %m = arith.mulf %a, %xi : f32
+    %s = arith.addf %m, %yi : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+func.func @sum(%x: tensor<?xf32>) -> f32 {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %r = linalg.generic {indexing_maps = [#map, #all], iterator_types = ["reduction"]}
+      ins(%x : tensor<?xf32>) outs(%f : tensor<f32>) {
+  ^bb0(%xi: f32, %acc: f32):
+    %s = arith.addf %xi, %acc fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  %v = tensor.extract %r[] : tensor<f32>
+  return %v : f32
+}
+func.func @matmul(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %a, %c0 : tensor<?x?xf32>
+  %n = tensor.dim %b, %c1 : tensor<?x?xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>)
+                     outs(%f : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+"""
+
+
+def openblas():
+    """numpy's OpenBLAS library (scipy-openblas, bundled with the wheel)."""
+    libs = os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs")
+    paths = glob.glob(os.path.join(libs, "libscipy_openblas*.so"))
+    return ctypes.CDLL(paths[0]) if paths else None
+
+
+def blas_threads(library, count):
+    if library is not None:
+        library.scipy_openblas_set_num_threads64_(count)
+
+
+def measure(measures):
+    """Seconds per call of each measure (`name: function`): the measures
+    take turns, round after round, and each keeps its fastest round."""
+    fastest = dict.fromkeys(measures, float("inf"))
+    for _ in range(ROUNDS):
+        for name, function in measures.items():
+            start = time.perf_counter()
+            function()
+            fastest[name] = min(fastest[name], time.perf_counter() - start)
+    return fastest
+
+
+def main():
+    library = openblas()
+    if library is not None:
+        library.scipy_openblas_get_corename64_.restype = ctypes.c_char_p
+        library.scipy_openblas_get_config64_.restype = ctypes.c_char_p
+        library.scipy_openblas_get_num_threads64_.restype = ctypes.c_int
+        threads = library.scipy_openblas_get_num_threads64_()
+        print(
+            f"numpy {np.__version__}: OpenBLAS kernel "
+            f"{library.scipy_openblas_get_corename64_().decode()} "
+            f"({library.scipy_openblas_get_config64_().decode()}), {threads} threads"
+        )
+    else:
+        threads = 0
+        print(f"numpy {np.__version__}: OpenBLAS not found, its kernel unknown")
+    if SHORT:
+        print("short run (smoke test): the figures below mean nothing")
+
+    module = jit(SOURCE, opt_level=3)
+    rng = np.random.default_rng(0)
+    x = rng.random(N, dtype=np.float32)
+    y = rng.random(N, dtype=np.float32)
+    a = np.float32(2.5)
+    assert np.allclose(module.axpy(a, x, y), a * x + y)
+    assert np.isclose(module.sum(x), x.astype(np.float64).sum(), rtol=1e-5)
+    A = rng.random((M, M), dtype=np.float32)
+    B = rng.random((M, M), dtype=np.float32)
+    assert np.allclose(module.matmul(A, B), A @ B, rtol=1e-4)
+
+    # Each kernel against numpy's alone, so that both see the same caches.
+    axpy = measure({"jit": lambda: module.axpy(a, x, y), "numpy": lambda: a * x + y})
+    total = measure({"jit": lambda: module.sum(x), "numpy": lambda: x.sum()})
+    matmul = measure({"jit": lambda: module.matmul(A, B), "numpy": lambda: A @ B})
+    blas_threads(library, 1)
+    matmul["numpy, 1 thread"] = measure({"numpy": lambda: A @ B})["numpy"]
+    blas_threads(library, threads)
+
+    def gflops(seconds):
+        return 2 * M**3 / seconds / 1e9
+
+    for name, times, goal in [("axpy", axpy, 1), ("sum", total, 1.5)]:
+        print(
+            f"{name}, {N} f32: jit {times['jit'] * 1e3:.2f} ms, numpy "
+            f"{times['numpy'] * 1e3:.2f} ms: throughput "
+            f"{times['numpy'] / times['jit']:.2f}x numpy's (goal >= {goal})"
+        )
+    print(
+        f"matmul {M}^3 f32: jit (DEFAULT_PIPELINE) {gflops(matmul['jit']):.2f} GFLOP/s, "
+        f"numpy {gflops(matmul['numpy']):.1f} GFLOP/s ({threads} threads), "
+        f"{gflops(matmul['numpy, 1 thread']):.1f} GFLOP/s (1 thread): "
+        f"{matmul['numpy'] / matmul['jit']:.4f}x numpy's (goal >= 0.25)"
+    )
+
+
+if __name__ == "__main__":
+    main()
