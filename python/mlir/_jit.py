@@ -77,12 +77,14 @@ BUFFERIZATION_PIPELINE = (
 
 
 def _dtypes(function_type: ir.FunctionType) -> list[np.dtype[Any] | None]:
-    """For each argument, then each result: the numpy dtype of a memref's or
-    tensor's elements, or None."""
+    """For each argument, then each result: the numpy dtype of a memref's
+    (ranked or not) or tensor's elements, or None."""
     dtypes: list[np.dtype[Any] | None] = []
     for t in [*function_type.inputs, *function_type.results]:
         if ir.MemRefType.isinstance(t):
             dtypes.append(_mlir_element_dtype(str(ir.MemRefType(t).element_type)))
+        elif ir.UnrankedMemRefType.isinstance(t):
+            dtypes.append(_mlir_element_dtype(str(ir.UnrankedMemRefType(t).element_type)))
         elif ir.RankedTensorType.isinstance(t):
             dtypes.append(_mlir_element_dtype(str(ir.RankedTensorType(t).element_type)))
         else:
@@ -382,7 +384,15 @@ class JitModule:
         if _uses_tensors(module, functions):
             for _, op in definitions:
                 _native._mark_tensor_arguments_immutable(op)
-            PassManager.parse(BUFFERIZATION_PIPELINE, context=module.context).run(module)
+            try:
+                PassManager.parse(BUFFERIZATION_PIPELINE, context=module.context).run(module)
+            except ir.MLIRError as error:
+                raise ir.MLIRError(
+                    "cannot bufferize the module's tensors (BUFFERIZATION_PIPELINE; "
+                    "a module that uses tensors leaves freeing memory to it, so "
+                    "it may not memref.dealloc)",
+                    error.error_diagnostics,
+                ) from None
         PassManager.parse(pipeline or DEFAULT_PIPELINE, context=module.context).run(module)
         if state.slots:
             _native._add_callback_trampolines(module, list(state.slots.values()))

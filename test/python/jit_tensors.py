@@ -11,7 +11,7 @@ import gc
 
 import numpy as np
 
-from mlir.execution_engine import jit
+from mlir.execution_engine import DEFAULT_PIPELINE, jit
 from mlir.ir import Context
 
 from fixtures import heap_bytes_in_use, show_error
@@ -314,9 +314,100 @@ def testTensorCallbacks():
     print(module.f(np.array([1, 2, 3], np.float32)), seen)
 
 
+# CHECK-LABEL: TEST: testCallbackMemRefResults
+def testCallbackMemRefResults():
+    # A callback's memref, unranked memref or tensor result is a contiguous
+    # copy of the array it returns, in a buffer the jitted code owns: it may
+    # return it (the caller's array then owns it) or free it.
+    module = jit(
+        """
+        func.func private @make(index) -> memref<?x?xf32>
+        func.func @take(%n: index) -> memref<?x?xf32> {
+          %r = func.call @make(%n) : (index) -> memref<?x?xf32>
+          return %r : memref<?x?xf32>
+        }
+        func.func @first_then_free(%n: index) -> f32 {
+          %r = func.call @make(%n) : (index) -> memref<?x?xf32>
+          %c0 = arith.constant 0 : index
+          %v = memref.load %r[%c0, %c0] : memref<?x?xf32>
+          memref.dealloc %r : memref<?x?xf32>
+          return %v : f32
+        }
+        func.func private @several() -> (i32, memref<*xi64>, memref<3xf64>)
+        func.func @take_several() -> (i32, memref<*xi64>, memref<3xf64>) {
+          %a, %b, %c = func.call @several() : () -> (i32, memref<*xi64>, memref<3xf64>)
+          return %a, %b, %c : i32, memref<*xi64>, memref<3xf64>
+        }
+        """
+    )
+    source = np.arange(12, dtype=np.float32).reshape(3, 4)
+    module.register("make", lambda n: source[::-1, 1:][:n])
+    returned = []
+
+    @module.callback("several")
+    def several():
+        returned.append(np.linspace(0, 1, 5)[::2])
+        return 7, np.arange(6).reshape(2, 3), returned[-1]
+
+    r = module.take(2)
+    # CHECK: {{\[\[}}9.0, 10.0, 11.0], [5.0, 6.0, 7.0]] False
+    print(r.tolist(), np.shares_memory(r, source))
+    # CHECK: 9.0
+    print(module.first_then_free(3))
+    number, unranked, ranked = module.take_several()
+    # CHECK: 7 {{\[\[}}0, 1, 2], [3, 4, 5]] [0.0, 0.5, 1.0] False
+    print(number, unranked.tolist(), ranked.tolist(), np.shares_memory(ranked, returned[0]))
+
+    # Where a raising callback cannot stop the call (here, a pipeline of the
+    # user's), the code goes on with a memref of zeros, each dynamic size 1,
+    # and the call re-raises.
+    unstoppable = jit(
+        """
+        func.func private @make(index) -> memref<?x?xf32>
+        func.func @first_then_free(%n: index) -> f32 {
+          %r = func.call @make(%n) : (index) -> memref<?x?xf32>
+          %c0 = arith.constant 0 : index
+          %v = memref.load %r[%c0, %c0] : memref<?x?xf32>
+          memref.dealloc %r : memref<?x?xf32>
+          return %v : f32
+        }
+        """,
+        pipeline=DEFAULT_PIPELINE,
+    )
+
+    @unstoppable.callback("make")
+    def make(n):
+        raise KeyError("no data")
+
+    # CHECK: KeyError: 'no data'
+    show_error(unstoppable.first_then_free, 2)
+
+    def refused(value, result_type):
+        m = jit(
+            f"""
+            func.func private @make() -> {result_type}
+            func.func @take() -> {result_type} {{
+              %r = func.call @make() : () -> {result_type}
+              return %r : {result_type}
+            }}"""
+        )
+        m.register("make", lambda: value)
+        show_error(m.take)
+
+    # CHECK: ValueError: result 0 of 'make' (memref<4xf32>): dimension 0 must be 4, got shape (5,)
+    refused(np.zeros(5, np.float32), "memref<4xf32>")
+    # CHECK: TypeError: result 0 of 'make' (memref<4xf32>): expected a numpy array, got list
+    refused([1.0, 2.0, 3.0, 4.0], "memref<4xf32>")
+    # CHECK: TypeError: result 0 of 'make' (memref<4xf32>): expected an array of dtype float32, got dtype float64
+    refused(np.zeros(4), "memref<4xf32>")
+    # CHECK: ValueError: result 0 of 'make' (memref<4xf32, strided<[2]>>): a returned array is copied into a contiguous buffer, which this memref type's layout does not describe
+    refused(np.zeros(8, np.float32)[::2], "memref<4xf32, strided<[2]>>")
+
+
 run(testElementwiseOnTensors)
 run(testMatmulAndReductions)
 run(testTemporariesAreFreed)
 run(testLinalgAffineVectorOnMemRefs)
 run(testStridedCopies)
 run(testTensorCallbacks)
+run(testCallbackMemRefResults)

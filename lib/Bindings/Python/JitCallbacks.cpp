@@ -50,6 +50,45 @@ struct CallbackSlot {
   PyObject *errors = nullptr;
 };
 
+/// Where the trampoline wants memref result `i` written: it put the
+/// address in the result's slot.
+int64_t *memRefResultTarget(char *resultSlots, size_t i) {
+  return *reinterpret_cast<int64_t **>(resultSlots + kSlotSize * i);
+}
+
+/// The results of a callback that failed: zeros (memrefs of zeros).
+void storeZeroResults(const CallbackSlot &slot, char *resultSlots) {
+  const auto &specs = slot.signature.results;
+  for (size_t i = 0; i < specs.size(); ++i)
+    if (specs[i].kind == kMemRef)
+      storeZeroMemRef(specs[i], memRefResultTarget(resultSlots, i));
+    else
+      std::memset(resultSlots + kSlotSize * i, 0, kSlotSize);
+}
+
+/// Stores `values` (one a result) in `resultSlots`: the scalars first, then
+/// the memrefs' copies, so that a failure leaves no copy behind.
+bool storeResultValues(const CallbackSlot &slot, PyObject *const *values,
+                       char *resultSlots) {
+  const auto &specs = slot.signature.results;
+  for (size_t i = 0; i < specs.size(); ++i)
+    if (specs[i].kind != kMemRef &&
+        !storeScalar(values[i], specs[i], resultSlots + kSlotSize * i))
+      return false;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (specs[i].kind != kMemRef)
+      continue;
+    if (!storeMemRefResult(values[i], specs[i],
+                           memRefResultTarget(resultSlots, i))) {
+      for (size_t j = 0; j < i; ++j)
+        if (specs[j].kind == kMemRef)
+          freeMemRefResult(specs[j], memRefResultTarget(resultSlots, j));
+      return false;
+    }
+  }
+  return true;
+}
+
 /// Converts the results a callback returned into `resultSlots`.
 bool storeCallbackResults(CallbackSlot &slot, PyObject *returned,
                           char *resultSlots) {
@@ -65,7 +104,7 @@ bool storeCallbackResults(CallbackSlot &slot, PyObject *returned,
     return false;
   }
   if (specs.size() == 1)
-    return storeScalar(returned, specs[0], resultSlots);
+    return storeResultValues(slot, &returned, resultSlots);
   if (!PyTuple_Check(returned)) {
     PyErr_Format(PyExc_TypeError,
                  "callback '%s' must return a tuple of %zu values, got %s",
@@ -78,22 +117,16 @@ bool storeCallbackResults(CallbackSlot &slot, PyObject *returned,
                  slot.name.c_str(), specs.size(), PyTuple_GET_SIZE(returned));
     return false;
   }
-  for (size_t i = 0; i < specs.size(); ++i)
-    if (!storeScalar(PyTuple_GET_ITEM(returned, i), specs[i],
-                     resultSlots + kSlotSize * i))
-      return false;
-  return true;
+  return storeResultValues(slot, &PyTuple_GET_ITEM(returned, 0), resultSlots);
 }
 
 /// Calls the Python function with the arguments in `argSlots`; the GIL is
 /// held.
 void callPython(JitThreadState &state, CallbackSlot &slot, char *argSlots,
                 char *resultSlots) {
-  size_t resultBytes =
-      kSlotSize * std::max<size_t>(slot.signature.results.size(), 1);
   // After a callback failed, the rest of the call only unwinds.
   if (state.error.isSet() || !slot.function) {
-    std::memset(resultSlots, 0, resultBytes);
+    storeZeroResults(slot, resultSlots);
     return;
   }
   const auto &params = slot.signature.args;
@@ -109,7 +142,7 @@ void callPython(JitThreadState &state, CallbackSlot &slot, char *argSlots,
     const ValueSpec &spec = params[converted];
     char *argSlot = argSlots + kSlotSize * converted;
     if (spec.kind == kMemRef) {
-      MemRefView view{*reinterpret_cast<int64_t **>(argSlot), spec.rank()};
+      MemRefView view = memRefAt(spec, *reinterpret_cast<int64_t **>(argSlot));
       // Constant globals live in read-only memory; read-only arrays stay so.
       bool writeable = !spec.readOnly && !isUnowned(view.allocated()) &&
                        !state.isReadOnly(view.allocated());
@@ -133,7 +166,7 @@ void callPython(JitThreadState &state, CallbackSlot &slot, char *argSlots,
     Py_DECREF(args[i]);
   }
   if (!returned || !storeCallbackResults(slot, returned, resultSlots)) {
-    std::memset(resultSlots, 0, resultBytes);
+    storeZeroResults(slot, resultSlots);
     state.error.take();
   }
   Py_XDECREF(returned);
@@ -276,31 +309,40 @@ std::string trampoline(const CallbackSlot &slot) {
             "  llvm.store %a" + n + ", %p" + n + " : " +
             llvmTypeOf(args[i].kind) + ", !llvm.ptr\n";
   }
+  // Each result's slot and, returned by pointer, its field. A memref
+  // result's field address goes in its slot: the dispatcher writes the
+  // descriptor there itself.
+  std::string fields;
+  for (const ValueSpec &result : results)
+    fields +=
+        std::string(fields.empty() ? "" : ", ") + llvmStorageTypeOf(result);
+  std::vector<std::string> fieldOf(results.size(), "%result");
+  for (size_t i = 0; i < results.size(); ++i) {
+    std::string n = std::to_string(i);
+    text += "  %q" + n + " = llvm.getelementptr %results[0, " + n +
+            "] : (!llvm.ptr) -> !llvm.ptr, " + resultSlots + "\n";
+    if (byPointer && results.size() > 1) {
+      fieldOf[i] = "%f" + n;
+      text += "  %f" + n + " = llvm.getelementptr %result[0, " + n +
+              "] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(" + fields + ")>\n";
+    }
+    if (results[i].kind == kMemRef)
+      text += "  llvm.store " + fieldOf[i] + ", %q" + n +
+              " : !llvm.ptr, !llvm.ptr\n";
+  }
   text += "  %slot = llvm.mlir.addressof " + slotSymbol + " : !llvm.ptr\n" +
           "  llvm.call " + symbolRef(kDispatchSymbol) +
           "(%slot, %args, %results) : (!llvm.ptr, !llvm.ptr, !llvm.ptr) -> "
           "()\n";
   for (size_t i = 0; i < results.size(); ++i) {
+    if (results[i].kind == kMemRef)
+      continue;
     std::string n = std::to_string(i), type = llvmTypeOf(results[i].kind);
-    text += "  %q" + n + " = llvm.getelementptr %results[0, " + n +
-            "] : (!llvm.ptr) -> !llvm.ptr, " + resultSlots + "\n" + "  %r" + n +
-            " = llvm.load %q" + n + " : !llvm.ptr -> " + type + "\n";
-  }
-  if (byPointer && results.size() == 1) {
-    text += "  llvm.store %r0, %result : " +
-            std::string(llvmTypeOf(results[0].kind)) + ", !llvm.ptr\n";
-  } else if (byPointer) {
-    std::string fields;
-    for (const ValueSpec &result : results)
-      fields +=
-          std::string(fields.empty() ? "" : ", ") + llvmTypeOf(result.kind);
-    for (size_t i = 0; i < results.size(); ++i) {
-      std::string n = std::to_string(i);
-      text += "  %f" + n + " = llvm.getelementptr %result[0, " + n +
-              "] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(" + fields + ")>\n" +
-              "  llvm.store %r" + n + ", %f" + n + " : " +
-              llvmTypeOf(results[i].kind) + ", !llvm.ptr\n";
-    }
+    text +=
+        "  %r" + n + " = llvm.load %q" + n + " : !llvm.ptr -> " + type + "\n";
+    if (byPointer)
+      text += "  llvm.store %r" + n + ", " + fieldOf[i] + " : " + type +
+              ", !llvm.ptr\n";
   }
   text +=
       results.size() == 1 && !byPointer
@@ -406,12 +448,6 @@ void populateJitCallbacks(py::module_ &m) {
              auto slot = std::make_unique<CallbackSlot>();
              slot->name = name;
              slot->signature = describeSignature(op, name, dtypes);
-             for (const ValueSpec &result : slot->signature.results)
-               if (result.kind == kMemRef)
-                 throw py::type_error("callback '" + name +
-                                      "': results of callbacks must be "
-                                      "scalars (" +
-                                      slot->signature.text + ")");
              return slot.release();
            }),
            py::arg("name"), py::arg("declaration"), py::arg("dtypes"),

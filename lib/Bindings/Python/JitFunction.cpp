@@ -19,6 +19,7 @@
 #include "mlir-c/ExecutionEngineChecked.h"
 
 #include <alloca.h>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -72,7 +73,7 @@ struct JitFunction {
         memRefArgs.push_back(descriptorOffsets.size());
       descriptorOffsets.push_back(offset);
       if (arg.kind == kMemRef)
-        offset += sizeOf(arg);
+        offset += arg.unranked ? 8 * kUnrankedAreaWords : sizeOf(arg);
     }
     // With results by pointer, the struct follows a slot holding its address.
     resultsOffset = alignTo(offset, 16) + (byPointer ? 16 : 0);
@@ -169,11 +170,13 @@ PyObject *convertResults(JitFunction &function, char *results,
     char *field = results + function.resultOffsets[i];
     PyObject *value =
         spec.kind == kMemRef
-            ? memRefResult(
-                  function, spec,
-                  MemRefView{reinterpret_cast<int64_t *>(field), spec.rank()},
-                  args, owners)
+            ? memRefResult(function, spec,
+                           memRefAt(spec, reinterpret_cast<int64_t *>(field)),
+                           args, owners)
             : loadScalar(spec, field);
+    // An unranked result's descriptor is a copy the callee malloc'ed.
+    if (spec.unranked)
+      std::free(reinterpret_cast<void **>(field)[1]);
     if (!value || !tuple) {
       ok = false;
       Py_XDECREF(value);
@@ -240,7 +243,9 @@ callJitFunction(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
     if (spec.kind == kMemRef) {
       auto *words =
           reinterpret_cast<int64_t *>(frame + function.descriptorOffsets[i]);
-      if (!storeMemRef(args[i], spec, MemRefView{words, spec.rank()}))
+      if (spec.unranked
+              ? !storeUnrankedMemRef(args[i], spec, words)
+              : !storeMemRef(args[i], spec, MemRefView{words, spec.rank()}))
         return nullptr;
       *reinterpret_cast<int64_t **>(slot) = words;
     } else if (!storeScalar(args[i], spec, slot)) {

@@ -35,6 +35,31 @@ void freeAllocation(PyObject *capsule) {
   std::free(PyCapsule_GetPointer(capsule, "mlir.jit.allocation"));
 }
 
+/// Allocations from this size on are backed by transparent huge pages where
+/// the system allows it (as numpy's are): a new buffer of 40 MB then costs
+/// 20 page faults instead of 10,000, which made a jitted `a * x + y`
+/// returning a new tensor 3 times slower than numpy.
+constexpr size_t kHugePageThreshold = size_t{4} << 20;
+constexpr size_t kHugePageSize = size_t{2} << 20;
+
+/// The allocation functions `memref.alloc` and `memref.dealloc` call
+/// (finalize-memref-to-llvm{use-generic-functions}). Memory comes from
+/// malloc's family, so that an array owning a result frees it with free().
+void *allocateMemRef(size_t alignment, size_t size) {
+  if (size >= kHugePageThreshold)
+    alignment = std::max(alignment, kHugePageSize);
+  // aligned_alloc wants a size that is a multiple of the alignment.
+  size_t rounded = (size + alignment - 1) / alignment * alignment;
+  void *memory = std::aligned_alloc(alignment, rounded ? rounded : alignment);
+  if (memory && rounded >= kHugePageThreshold)
+    madvise(memory, rounded, MADV_HUGEPAGE); // advice: failure is harmless
+  return memory;
+}
+void *allocateMemRefUnaligned(size_t size) {
+  return allocateMemRef(alignof(std::max_align_t), size);
+}
+void freeMemRef(void *memory) { std::free(memory); }
+
 } // namespace
 
 bool storeMemRef(PyObject *object, const ValueSpec &spec,
@@ -63,7 +88,7 @@ bool storeMemRef(PyObject *object, const ValueSpec &spec,
                 "argument {llvm.readonly} if the function only reads it");
   int ndim = PyArray_NDIM(array);
   const npy_intp *dims = PyArray_DIMS(array);
-  if (ndim != spec.rank())
+  if (!spec.unranked && ndim != spec.rank())
     return fail(PyExc_ValueError, spec,
                 ("expected an array of rank " + std::to_string(spec.rank()) +
                  ", got shape " + shapeText(ndim, dims))
@@ -73,7 +98,7 @@ bool storeMemRef(PyObject *object, const ValueSpec &spec,
   bool empty = false;
   for (int d = 0; d < ndim; ++d) {
     empty |= dims[d] == 0;
-    if (spec.shape[d] >= 0 && dims[d] != spec.shape[d])
+    if (!spec.unranked && spec.shape[d] >= 0 && dims[d] != spec.shape[d])
       return fail(PyExc_ValueError, spec,
                   ("dimension " + std::to_string(d) + " must be " +
                    std::to_string(spec.shape[d]) + ", got shape " +
@@ -88,7 +113,7 @@ bool storeMemRef(PyObject *object, const ValueSpec &spec,
       return fail(PyExc_ValueError, spec,
                   "array strides are not a multiple of its element size; "
                   "pass np.ascontiguousarray(array)");
-    if (spec.strides[d] != kDynamic) {
+    if (!spec.unranked && spec.strides[d] != kDynamic) {
       // A dimension of size 1 (or 0) is never stepped over.
       if (!empty && dims[d] > 1 && stride != spec.strides[d])
         return fail(
@@ -114,18 +139,36 @@ bool storeMemRef(PyObject *object, const ValueSpec &spec,
   return true;
 }
 
+bool storeUnrankedMemRef(PyObject *object, const ValueSpec &spec,
+                         int64_t *area) {
+  int rank = PyArray_Check(object)
+                 ? PyArray_NDIM(reinterpret_cast<PyArrayObject *>(object))
+                 : 0;
+  // Code reading an unranked memref casts it to a ranked type, whose layout
+  // it cannot check: the common identity layout is the one safe to assume.
+  if (rank &&
+      !PyArray_IS_C_CONTIGUOUS(reinterpret_cast<PyArrayObject *>(object)))
+    return fail(PyExc_ValueError, spec,
+                "an unranked memref is passed as a contiguous array (its "
+                "users may read it with an identity layout); pass "
+                "np.ascontiguousarray(array)");
+  area[0] = rank;
+  area[1] = reinterpret_cast<int64_t>(area + 2);
+  return storeMemRef(object, spec, MemRefView{area + 2, rank});
+}
+
 PyObject *memRefToArray(const ValueSpec &spec, MemRefView descriptor,
                         PyObject *base, bool writeable) {
   npy_intp itemsize = PyDataType_ELSIZE(descrOf(spec));
-  std::vector<npy_intp> dims(spec.rank()), strides(spec.rank());
-  for (int d = 0; d < spec.rank(); ++d) {
+  std::vector<npy_intp> dims(descriptor.rank), strides(descriptor.rank);
+  for (int d = 0; d < descriptor.rank; ++d) {
     dims[d] = descriptor.size(d);
     strides[d] = descriptor.stride(d) * itemsize;
   }
   Py_INCREF(spec.dtype.ptr()); // stolen by PyArray_NewFromDescr
   PyObject *array = PyArray_NewFromDescr(
-      &PyArray_Type, descrOf(spec), spec.rank(), dims.data(), strides.data(),
-      descriptor.aligned() + descriptor.offset() * itemsize,
+      &PyArray_Type, descrOf(spec), descriptor.rank, dims.data(),
+      strides.data(), descriptor.aligned() + descriptor.offset() * itemsize,
       writeable ? NPY_ARRAY_WRITEABLE : 0, nullptr);
   if (!array) {
     Py_XDECREF(base);
@@ -170,8 +213,8 @@ struct UnrankedMemRef {
 
 /// `memrefCopy`, which lowered `memref.copy`s of non-contiguous memrefs
 /// call: copies `source` to `target`, which have the same shape.
-extern "C" void copyMemRef(int64_t elementSize, const UnrankedMemRef *source,
-                           const UnrankedMemRef *target) {
+void copyMemRef(int64_t elementSize, const UnrankedMemRef *source,
+                const UnrankedMemRef *target) {
   int rank = static_cast<int>(source->rank);
   MemRefView from{source->descriptor, rank}, to{target->descriptor, rank};
   for (int d = 0; d < rank; ++d)
@@ -198,32 +241,104 @@ extern "C" void copyMemRef(int64_t elementSize, const UnrankedMemRef *source,
   }
 }
 
-/// Allocations from this size on are backed by transparent huge pages where
-/// the system allows it (as numpy's are): a new buffer of 40 MB then costs
-/// 20 page faults instead of 10,000, which made a jitted `a * x + y`
-/// returning a new tensor 3 times slower than numpy.
-constexpr size_t kHugePageThreshold = size_t{4} << 20;
-constexpr size_t kHugePageSize = size_t{2} << 20;
+/// Fills the ranked descriptor `target` for a contiguous buffer at `memory`
+/// of `rank` dimensions of sizes `dims`.
+void describeContiguous(MemRefView target, char *memory, const npy_intp *dims) {
+  target.allocated() = memory;
+  target.aligned() = memory;
+  target.offset() = 0;
+  int64_t stride = 1;
+  for (int d = target.rank - 1; d >= 0; --d) {
+    target.size(d) = dims[d];
+    target.stride(d) = stride;
+    stride *= dims[d];
+  }
+}
 
-/// The allocation functions `memref.alloc` and `memref.dealloc` call
-/// (finalize-memref-to-llvm{use-generic-functions}). Memory comes from
-/// malloc's family, so that an array owning a result frees it with free().
-extern "C" void *allocateMemRef(size_t alignment, size_t size) {
-  if (size >= kHugePageThreshold)
-    alignment = std::max(alignment, kHugePageSize);
-  // aligned_alloc wants a size that is a multiple of the alignment.
-  size_t rounded = (size + alignment - 1) / alignment * alignment;
-  void *memory = std::aligned_alloc(alignment, rounded ? rounded : alignment);
-  if (memory && rounded >= kHugePageThreshold)
-    madvise(memory, rounded, MADV_HUGEPAGE); // advice: failure is harmless
-  return memory;
+/// Where a memref result at `target` (for an unranked one, its {rank,
+/// pointer}) gets its descriptor of `rank` dimensions: an unranked one
+/// gets a new one from malloc, which the caller frees, as lowered code does.
+MemRefView resultDescriptor(const ValueSpec &spec, int64_t *target, int rank) {
+  if (!spec.unranked)
+    return {target, rank};
+  auto *words = static_cast<int64_t *>(std::malloc(8 * (3 + 2 * rank)));
+  target[0] = rank;
+  target[1] = reinterpret_cast<int64_t>(words);
+  return {words, rank};
 }
-extern "C" void *allocateMemRefUnaligned(size_t size) {
-  return allocateMemRef(alignof(std::max_align_t), size);
-}
-extern "C" void freeMemRef(void *memory) { std::free(memory); }
 
 } // namespace
+
+bool storeMemRefResult(PyObject *object, const ValueSpec &spec,
+                       int64_t *target) {
+  // Checked as an argument of any strides would be (dtype, rank, shape):
+  // the copy is contiguous whatever the array's strides.
+  ValueSpec anyStrides = spec;
+  anyStrides.strides.assign(spec.rank(), kDynamic);
+  anyStrides.readOnly = true;
+  int rank = PyArray_Check(object)
+                 ? PyArray_NDIM(reinterpret_cast<PyArrayObject *>(object))
+                 : 0;
+  std::vector<int64_t> scratch(3 + 2 * rank);
+  if (!storeMemRef(object, anyStrides, MemRefView{scratch.data(), rank}))
+    return false;
+  auto *array = reinterpret_cast<PyArrayObject *>(object);
+  const npy_intp *dims = PyArray_DIMS(array);
+  int64_t stride = 1;
+  for (int d = rank - 1; d >= 0 && !spec.unranked; --d) {
+    if (spec.strides[d] != kDynamic && dims[d] > 1 && spec.strides[d] != stride)
+      return fail(PyExc_ValueError, spec,
+                  "a returned array is copied into a contiguous buffer, which "
+                  "this memref type's layout does not describe; declare the "
+                  "result with an identity layout or dynamic strides");
+    stride *= dims[d];
+  }
+  if (!spec.unranked && spec.offset != kDynamic && spec.offset != 0)
+    return fail(PyExc_ValueError, spec,
+                "a returned array is copied into a buffer of offset 0, which "
+                "this memref type's layout does not describe; declare the "
+                "result with an identity layout or a dynamic offset");
+  auto *memory = static_cast<char *>(allocateMemRef(64, PyArray_NBYTES(array)));
+  if (!memory) {
+    PyErr_NoMemory();
+    return false;
+  }
+  Py_INCREF(PyArray_DESCR(array)); // stolen by PyArray_NewFromDescr
+  PyObject *copy =
+      PyArray_NewFromDescr(&PyArray_Type, PyArray_DESCR(array), rank, dims,
+                           nullptr, memory, NPY_ARRAY_CARRAY, nullptr);
+  if (!copy ||
+      PyArray_CopyInto(reinterpret_cast<PyArrayObject *>(copy), array) < 0) {
+    Py_XDECREF(copy);
+    std::free(memory);
+    return false;
+  }
+  Py_DECREF(copy);
+  describeContiguous(resultDescriptor(spec, target, rank), memory, dims);
+  return true;
+}
+
+void freeMemRefResult(const ValueSpec &spec, int64_t *target) {
+  MemRefView descriptor = memRefAt(spec, target);
+  std::free(descriptor.allocated());
+  if (spec.unranked)
+    std::free(descriptor.words);
+}
+
+void storeZeroMemRef(const ValueSpec &spec, int64_t *target) {
+  // Every dynamic size 1: code that reads element 0 without checking reads
+  // a zero, not past the buffer.
+  std::vector<npy_intp> dims;
+  size_t count = 1;
+  for (int64_t size : spec.shape) {
+    dims.push_back(size < 0 ? 1 : size);
+    count *= dims.back();
+  }
+  auto *memory = static_cast<char *>(
+      std::calloc(std::max<size_t>(count, 1), size_t{1} << spec.elementShift));
+  describeContiguous(resultDescriptor(spec, target, spec.rank()), memory,
+                     dims.data());
+}
 
 void registerRuntimeSupport(MlirExecutionEngine engine) {
   const std::pair<const char *, void *> symbols[] = {

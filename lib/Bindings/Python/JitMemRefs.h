@@ -27,13 +27,42 @@ struct MemRefView {
   int64_t &stride(int d) { return words[3 + rank + d]; }
 };
 
+/// The descriptor of the memref value at `pointer`: a ranked memref's
+/// descriptor itself, or an unranked memref's {rank, descriptor pointer}.
+inline MemRefView memRefAt(const ValueSpec &spec, int64_t *pointer) {
+  if (!spec.unranked)
+    return {pointer, spec.rank()};
+  return {reinterpret_cast<int64_t *>(pointer[1]),
+          static_cast<int>(pointer[0])};
+}
+
 /// Fills `descriptor` to view `object`, a numpy array of `spec`'s dtype,
 /// rank, shape and strides.
 bool storeMemRef(PyObject *object, const ValueSpec &spec,
                  MemRefView descriptor);
 
-/// A numpy array over the memory `descriptor` describes. `base` (stolen)
-/// keeps that memory alive, or is null for a view valid only during a
+/// The same for an unranked memref: fills `area` (kUnrankedAreaWords) with
+/// {rank, pointer to the descriptor} and the descriptor after it.
+constexpr size_t kUnrankedAreaWords = 2 + 3 + 2 * kMaxRank;
+bool storeUnrankedMemRef(PyObject *object, const ValueSpec &spec,
+                         int64_t *area);
+
+/// Stores `object`, the array a callback returned for memref result `spec`,
+/// at `target` (a ranked descriptor, or an unranked memref's {rank,
+/// pointer}): a contiguous copy in a new buffer that the jitted code owns,
+/// as if it had allocated it (it frees or returns it).
+bool storeMemRefResult(PyObject *object, const ValueSpec &spec,
+                       int64_t *target);
+
+/// Frees what storeMemRefResult stored at `target`.
+void freeMemRefResult(const ValueSpec &spec, int64_t *target);
+
+/// Stores at `target` the memref result of a callback that failed: zeros,
+/// in a new buffer, every dynamic size 1 (an unranked one of rank 0).
+void storeZeroMemRef(const ValueSpec &spec, int64_t *target);
+
+/// A numpy array over the memory `descriptor` describes (of its rank). `base`
+/// (stolen) keeps that memory alive, or is null for a view valid only during a
 /// callback.
 PyObject *memRefToArray(const ValueSpec &spec, MemRefView descriptor,
                         PyObject *base, bool writeable);

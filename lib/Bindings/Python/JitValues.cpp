@@ -15,7 +15,8 @@ namespace {
 
 constexpr const char *kSupported =
     "i1, i8, i16, i32, i64, index, f16, bf16, f32, f64, complex<f32>, "
-    "complex<f64> and ranked memrefs and tensors of those (or of f8 types)";
+    "complex<f64> and memrefs (ranked or unranked) and ranked tensors of "
+    "those (or of f8 types)";
 
 /// The kind of a scalar type, or false if it is not a supported scalar.
 bool scalarKind(MlirType type, Kind &kind) {
@@ -64,7 +65,8 @@ ValueSpec describeValue(MlirType type, std::string label, py::handle dtype,
     return spec;
   std::string text = printToString(mlirTypePrint, type);
   bool tensor = mlirTypeIsARankedTensor(type);
-  if (!(mlirTypeIsAMemRef(type) || tensor) || dtype.is_none())
+  spec.unranked = mlirTypeIsAUnrankedMemRef(type);
+  if (!(mlirTypeIsAMemRef(type) || tensor || spec.unranked) || dtype.is_none())
     throw py::type_error(spec.label + ": type " + text +
                          " is not supported; typed calls support " +
                          kSupported);
@@ -76,6 +78,8 @@ ValueSpec describeValue(MlirType type, std::string label, py::handle dtype,
     throw py::type_error(spec.label + ": elements of " +
                          std::to_string(itemsize) +
                          " bytes are not supported (not a power of two)");
+  if (spec.unranked)
+    return spec;
   intptr_t rank = mlirShapedTypeGetRank(type);
   for (intptr_t d = 0; d < rank; ++d)
     spec.shape.push_back(mlirShapedTypeIsDynamicDim(type, d)
@@ -220,7 +224,7 @@ size_t sizeOf(const ValueSpec &spec) {
   case kComplex128:
     return 16;
   case kMemRef: // {allocated, aligned, offset, sizes[rank], strides[rank]}
-    return 8 * (3 + 2 * spec.rank());
+    return spec.unranked ? 16 : 8 * (3 + 2 * spec.rank()); // or {rank, ptr}
   }
   return 0;
 }
@@ -266,6 +270,17 @@ const char *llvmTypeOf(Kind kind) {
     return "!llvm.ptr";
   }
   return "";
+}
+
+std::string llvmStorageTypeOf(const ValueSpec &spec) {
+  if (spec.kind != kMemRef)
+    return llvmTypeOf(spec.kind);
+  if (spec.unranked)
+    return "!llvm.struct<(i64, ptr)>";
+  std::string array = "array<" + std::to_string(spec.rank()) + " x i64>";
+  return spec.rank() == 0
+             ? "!llvm.struct<(ptr, ptr, i64)>"
+             : "!llvm.struct<(ptr, ptr, i64, " + array + ", " + array + ")>";
 }
 
 bool resultsByPointer(const std::vector<ValueSpec> &results) {

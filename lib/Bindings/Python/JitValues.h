@@ -61,9 +61,15 @@ struct ValueSpec {
   /// Never written by the function (declared `llvm.readonly`, or a tensor):
   /// read-only arrays may be passed.
   bool readOnly = false;
+  /// `memref<*xT>`: passed as {rank, pointer to a descriptor}, of any rank
+  /// (`shape` and `strides` are empty).
+  bool unranked = false;
 
   int rank() const { return static_cast<int>(shape.size()); }
 };
+
+/// The most dimensions an unranked memref argument may have: numpy's.
+constexpr int kMaxRank = 64;
 
 /// A function's arguments and results.
 struct Signature {
@@ -93,6 +99,10 @@ inline size_t alignTo(size_t value, size_t alignment) {
 
 /// The LLVM dialect type of a value of kind `kind` in the C interface.
 const char *llvmTypeOf(Kind kind);
+
+/// The LLVM dialect type of `spec`'s value held in memory, as in a struct
+/// of results: a memref as its descriptor (llvmTypeOf gives a pointer).
+std::string llvmStorageTypeOf(const ValueSpec &spec);
 
 /// The C interface returns a struct (several results, a complex, a memref)
 /// through a pointer passed as its first argument.
