@@ -50,7 +50,7 @@ python_package = rule(
         "deps": attr.label_list(providers = [PyInfo]),
         "shared_libraries": attr.label_list(allow_files = [".so"]),
         "shared_libraries_dir": attr.string(mandatory = True),
-        # Sources, type stubs and the PEP 561 marker `py.typed`.
-        "srcs": attr.label_list(allow_files = [".py", ".pyi", "py.typed"]),
+        # Sources, type stubs, the PEP 561 marker `py.typed` and data (.mlir).
+        "srcs": attr.label_list(allow_files = [".py", ".pyi", ".mlir", "py.typed"]),
     },
 )

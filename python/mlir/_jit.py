@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import inspect
+import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -29,14 +30,13 @@ if TYPE_CHECKING:
 
     _F = TypeVar("_F", bound=Callable[..., Any])
 
-__all__ = ["JitModule", "jit", "DEFAULT_PIPELINE", "BUFFERIZATION_PIPELINE"]
+__all__ = ["JitModule", "jit", "DEFAULT_PIPELINE", "BUFFERIZATION_PIPELINE", "FAST_PIPELINE"]
 
 # Lowers func, arith, math, scf, cf, memref, complex, index, linalg (to
 # loops), affine and vector (for the host's CPU) to the LLVM dialect. The
 # code calls memrefCopy and the allocation functions _mlir_memref_to_llvm_*,
 # which jit() registers on its engine.
-DEFAULT_PIPELINE = (
-    "builtin.module("
+_LOWERING = (
     "convert-linalg-to-loops,"
     "convert-vector-to-scf,"
     "func.func(convert-complex-to-standard),"
@@ -48,6 +48,7 @@ DEFAULT_PIPELINE = (
     # vcvtneps2bf16 where the CPU has it, which flushes subnormals to zero.
     "arith-expand{include-bf16},"
     "convert-vector-to-llvm,"
+    "convert-ub-to-llvm,"
     # Allocates through functions jit() provides (huge pages for large
     # buffers, which numpy uses too).
     "finalize-memref-to-llvm{use-generic-functions},"
@@ -58,21 +59,33 @@ DEFAULT_PIPELINE = (
     "convert-index-to-llvm,"
     "convert-func-to-llvm,"
     "convert-cf-to-llvm,"
-    "reconcile-unrealized-casts)"
+    "reconcile-unrealized-casts"
 )
+DEFAULT_PIPELINE = f"builtin.module({_LOWERING})"
 
-# Runs first on a module that uses tensors (before DEFAULT_PIPELINE or the
-# user's): one-shot bufferization, function boundaries included, where a
-# tensor becomes a memref of any strides (so any view of an array is passed
+# One-shot bufferization, function boundaries included, where a tensor
+# becomes a memref of any strides (so any view of an array is passed
 # uncopied), and deallocation of the buffers it allocates. Tensor arguments
 # are values: jit() declares them `bufferization.writable = false` unless
 # they say otherwise, so bufferization copies one before writing to it.
-BUFFERIZATION_PIPELINE = (
-    "builtin.module("
+_BUFFERIZATION = (
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=fully-dynamic-layout-map},"
     "buffer-deallocation-pipeline,"
-    "convert-bufferization-to-memref)"
+    "convert-bufferization-to-memref"
+)
+# Runs first on a module that uses tensors, unless its pipeline bufferizes
+# (as FAST_PIPELINE does).
+BUFFERIZATION_PIPELINE = f"builtin.module({_BUFFERIZATION})"
+
+# The schedule of schedules/fast.mlir (tiling, packing and vectorizing
+# linalg.matmul on tensors for the host's CPU), then bufferization and
+# DEFAULT_PIPELINE's lowering.
+_FAST_SCHEDULE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schedules", "fast.mlir")
+FAST_PIPELINE = (
+    "builtin.module("
+    f'transform-preload-library{{transform-library-paths={{"{_FAST_SCHEDULE}"}}}},'
+    f"transform-interpreter,{_BUFFERIZATION},{_LOWERING})"
 )
 
 
@@ -90,6 +103,22 @@ def _dtypes(function_type: ir.FunctionType) -> list[np.dtype[Any] | None]:
         else:
             dtypes.append(None)
     return dtypes
+
+
+def _bufferizes(pipeline: str | None) -> bool:
+    """Whether the user's `pipeline` bufferizes tensors itself; it must then
+    make function boundaries memrefs of any strides, as typed calls pass
+    them."""
+    if pipeline is None or "one-shot-bufferize" not in pipeline:
+        return False
+    if "function-boundary-type-conversion=fully-dynamic-layout-map" not in pipeline:
+        raise ValueError(
+            "the pipeline bufferizes tensors, but not to memrefs of any strides, as "
+            "typed calls pass them: give one-shot-bufferize "
+            "function-boundary-type-conversion=fully-dynamic-layout-map, or leave "
+            "bufferization to jit() (BUFFERIZATION_PIPELINE)"
+        )
+    return True
 
 
 def _uses_tensors(module: ir.Module, functions: list[ir.Operation]) -> bool:
@@ -328,6 +357,9 @@ class JitModule:
                 "the module defines no func.func: jit() takes a module before "
                 "it is lowered to the LLVM dialect"
             )
+        tensors = _uses_tensors(module, functions)
+        if tensors:
+            _bufferizes(pipeline)  # refuses a pipeline that bufferizes wrongly
         state = _JitState(module, opt_level, list(shared_libs))
         libraries = []
         for path in state.shared_libs:
@@ -381,9 +413,10 @@ class JitModule:
         unit = ir.UnitAttr.get(module.context)
         for op in interfaced:
             op.attributes["llvm.emit_c_interface"] = unit
-        if _uses_tensors(module, functions):
+        if tensors:
             for _, op in definitions:
                 _native._mark_tensor_arguments_immutable(op)
+        if tensors and not _bufferizes(pipeline):
             try:
                 PassManager.parse(BUFFERIZATION_PIPELINE, context=module.context).run(module)
             except ir.MLIRError as error:

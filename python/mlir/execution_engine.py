@@ -2,6 +2,13 @@
 typed layer beyond upstream (`jit`, `JitModule`)."""
 
 from ._engine import ExecutionEngine
-from ._jit import BUFFERIZATION_PIPELINE, DEFAULT_PIPELINE, JitModule, jit
+from ._jit import BUFFERIZATION_PIPELINE, DEFAULT_PIPELINE, FAST_PIPELINE, JitModule, jit
 
-__all__ = ["ExecutionEngine", "JitModule", "jit", "DEFAULT_PIPELINE", "BUFFERIZATION_PIPELINE"]
+__all__ = [
+    "ExecutionEngine",
+    "JitModule",
+    "jit",
+    "DEFAULT_PIPELINE",
+    "BUFFERIZATION_PIPELINE",
+    "FAST_PIPELINE",
+]

@@ -11,7 +11,7 @@ import gc
 
 import numpy as np
 
-from mlir.execution_engine import DEFAULT_PIPELINE, jit
+from mlir.execution_engine import DEFAULT_PIPELINE, FAST_PIPELINE, jit
 from mlir.ir import Context
 
 from fixtures import heap_bytes_in_use, show_error
@@ -404,6 +404,64 @@ def testCallbackMemRefResults():
     refused(np.zeros(8, np.float32)[::2], "memref<4xf32, strided<[2]>>")
 
 
+MATMUL = """
+func.func @matmul(%a: tensor<?x?xT>, %b: tensor<?x?xT>, %c: tensor<?x?xT>) -> tensor<?x?xT> {
+  %r = linalg.matmul ins(%a, %b : tensor<?x?xT>, tensor<?x?xT>)
+                     outs(%c : tensor<?x?xT>) -> tensor<?x?xT>
+  return %r : tensor<?x?xT>
+}
+"""
+
+
+# CHECK-LABEL: TEST: testFastPipeline
+def testFastPipeline():
+    # FAST_PIPELINE tiles, pads and vectorizes linalg.matmul on tensors: the
+    # results are those of DEFAULT_PIPELINE's loops for every shape (tiles
+    # cut by the edges, empty and 1x1 ones), every layout and element type.
+    rng = np.random.default_rng(1)
+    for element, dtype in [("f32", np.float32), ("f64", np.float64), ("i32", np.int32)]:
+        fast = jit(MATMUL.replace("T", element), pipeline=FAST_PIPELINE)
+        agree = True
+        for m, n, k in [(1, 1, 1), (5, 7, 3), (0, 4, 4), (4, 0, 4), (4, 4, 0), (65, 129, 513)]:
+            # Small integers: every product and sum is exact in each type.
+            a = rng.integers(-4, 4, (m, k)).astype(dtype)
+            b = rng.integers(-4, 4, (k, n)).astype(dtype)
+            c = rng.integers(-4, 4, (m, n)).astype(dtype)
+            expected = a @ b + c
+            agree &= np.array_equal(fast.matmul(a, b, c), expected)
+            agree &= np.array_equal(
+                fast.matmul(np.asfortranarray(a), b.T.copy().T, c[::-1][::-1]), expected
+            )
+        print(element, agree)
+    # CHECK: f32 True
+    # CHECK: f64 True
+    # CHECK: i32 True
+
+    # On memrefs, the matmul is only tiled (padding needs tensors).
+    memrefs = jit(
+        """
+        func.func @matmul(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
+          linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)
+          return
+        }
+        """,
+        pipeline=FAST_PIPELINE,
+    )
+    a, b = np.ones((70, 3), np.float32), np.ones((3, 130), np.float32)
+    c = np.zeros((70, 130), np.float32)
+    memrefs.matmul(a, b, c)
+    # CHECK: memrefs: True
+    print("memrefs:", np.array_equal(c, a @ b))
+
+    # A pipeline that bufferizes must pass tensors as memrefs of any strides.
+    # CHECK: ValueError: the pipeline bufferizes tensors, but not to memrefs of any strides, as typed calls pass them
+    show_error(
+        jit,
+        MATMUL.replace("T", "f32"),
+        pipeline=FAST_PIPELINE.replace("fully-dynamic-layout-map", "identity-layout-map"),
+    )
+
+
 run(testElementwiseOnTensors)
 run(testMatmulAndReductions)
 run(testTemporariesAreFreed)
@@ -411,3 +469,4 @@ run(testLinalgAffineVectorOnMemRefs)
 run(testStridedCopies)
 run(testTensorCallbacks)
 run(testCallbackMemRefResults)
+run(testFastPipeline)
