@@ -10,7 +10,7 @@ import sys
 import numpy as np
 
 import mlir
-from mlir.execution_engine import ExecutionEngine, jit
+from mlir.execution_engine import FAST_PIPELINE, ExecutionEngine, jit
 from mlir.ir import Context, Module
 from mlir.passmanager import PassManager
 
@@ -71,5 +71,21 @@ values = np.arange(8, dtype=np.float32)
 scale.scale(values, 2.0)
 print(f"numpy {np.__version__}: scale(arange(8), 2.0) = {values.tolist()}")
 assert values.tolist() == [2.0 * i for i in range(8)], values
+
+# A tensor kernel through FAST_PIPELINE, whose schedule ships in the wheel.
+matmul = jit(
+    """
+func.func @matmul(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>)
+                     outs(%c : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+""",
+    pipeline=FAST_PIPELINE,
+)
+a, b = np.ones((70, 9), np.float32), np.ones((9, 130), np.float32)
+product = matmul.matmul(a, b, np.zeros((70, 130), np.float32))
+print(f"FAST_PIPELINE matmul: {product[0, 0]}")
+assert (product == 9).all(), product
 
 print("wheel scenario: OK")
