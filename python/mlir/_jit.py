@@ -91,17 +91,12 @@ FAST_PIPELINE = (
 
 def _dtypes(function_type: ir.FunctionType) -> list[np.dtype[Any] | None]:
     """For each argument, then each result: the numpy dtype of a memref's
-    (ranked or not) or tensor's elements, or None."""
+    (ranked or not), tensor's or vector's elements, or None."""
     dtypes: list[np.dtype[Any] | None] = []
     for t in [*function_type.inputs, *function_type.results]:
-        if ir.MemRefType.isinstance(t):
-            dtypes.append(_mlir_element_dtype(str(ir.MemRefType(t).element_type)))
-        elif ir.UnrankedMemRefType.isinstance(t):
-            dtypes.append(_mlir_element_dtype(str(ir.UnrankedMemRefType(t).element_type)))
-        elif ir.RankedTensorType.isinstance(t):
-            dtypes.append(_mlir_element_dtype(str(ir.RankedTensorType(t).element_type)))
-        else:
-            dtypes.append(None)
+        shaped = (ir.MemRefType, ir.UnrankedMemRefType, ir.RankedTensorType, ir.VectorType)
+        cast = next((cls for cls in shaped if cls.isinstance(t)), None)
+        dtypes.append(_mlir_element_dtype(str(cast(t).element_type)) if cast else None)
     return dtypes
 
 

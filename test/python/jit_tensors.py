@@ -404,6 +404,55 @@ def testCallbackMemRefResults():
     refused(np.zeros(8, np.float32)[::2], "memref<4xf32, strided<[2]>>")
 
 
+# CHECK-LABEL: TEST: testVectors
+def testVectors():
+    # Vectors are passed by value: arrays of their shape and dtype in and
+    # out (copied), also to and from callbacks.
+    module = jit(
+        """
+        func.func @fma(%a: vector<8xf32>, %b: vector<8xf32>, %c: vector<8xf32>) -> vector<8xf32> {
+          %r = vector.fma %a, %b, %c : vector<8xf32>
+          return %r : vector<8xf32>
+        }
+        func.func @rows(%m: vector<2x4xi32>) -> (vector<4xi32>, i32) {
+          %r = vector.extract %m[1] : vector<4xi32> from vector<2x4xi32>
+          %s = vector.reduction <add>, %r : vector<4xi32> into i32
+          return %r, %s : vector<4xi32>, i32
+        }
+        func.func private @twice(vector<4xf64>) -> vector<4xf64>
+        func.func @call_twice(%v: vector<4xf64>) -> vector<4xf64> {
+          %r = func.call @twice(%v) : (vector<4xf64>) -> vector<4xf64>
+          return %r : vector<4xf64>
+        }
+        """
+    )
+    module.register("twice", lambda v: v * 2)
+    x = np.arange(8, dtype=np.float32)
+    # CHECK: [1.0, 2.0, 5.0, 10.0, 17.0, 26.0, 37.0, 50.0]
+    print(module.fma(x, x, np.ones(8, np.float32)).tolist())
+    # CHECK: [4, 5, 6, 7] 22
+    row, total = module.rows(np.arange(8, dtype=np.int32).reshape(2, 4)[:, ::-1][:, ::-1])
+    print(row.tolist(), total)
+    # CHECK: [0.0, 2.0, 4.0, 6.0]
+    print(module.call_twice(np.arange(4.0)).tolist())
+    # CHECK: ValueError: argument 0 of 'fma' (vector<8xf32>): dimension 0 must be 8, got shape (4,)
+    show_error(module.fma, x[:4], x, x)
+    # CHECK: TypeError: result 0 of 'twice' (vector<4xf64>): expected an array of dtype float64, got dtype float32
+    module2 = jit(
+        """
+        func.func private @twice(vector<4xf64>) -> vector<4xf64>
+        func.func @call_twice(%v: vector<4xf64>) -> vector<4xf64> {
+          %r = func.call @twice(%v) : (vector<4xf64>) -> vector<4xf64>
+          return %r : vector<4xf64>
+        }
+        """
+    )
+    module2.register("twice", lambda v: v.astype(np.float32))
+    show_error(module2.call_twice, np.arange(4.0))
+    # CHECK: TypeError: cannot call 'odd': argument 0 of 'odd' (vector<3xf32>): type vector<3xf32> is not supported: typed calls take vectors whose innermost dimension is a power of two bytes (LLVM pads the others)
+    show_error(lambda: jit("func.func @odd(%v: vector<3xf32>) { return }")["odd"])
+
+
 MATMUL = """
 func.func @matmul(%a: tensor<?x?xT>, %b: tensor<?x?xT>, %c: tensor<?x?xT>) -> tensor<?x?xT> {
   %r = linalg.matmul ins(%a, %b : tensor<?x?xT>, tensor<?x?xT>)
@@ -469,4 +518,5 @@ run(testLinalgAffineVectorOnMemRefs)
 run(testStridedCopies)
 run(testTensorCallbacks)
 run(testCallbackMemRefResults)
+run(testVectors)
 run(testFastPipeline)

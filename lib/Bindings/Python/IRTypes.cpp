@@ -25,6 +25,7 @@ struct PyComplexType : PyType {};
 struct PyMemRefType : PyType {};
 struct PyUnrankedMemRefType : PyType {};
 struct PyRankedTensorType : PyType {};
+struct PyVectorType : PyType {};
 struct PyFunctionType : PyType {};
 
 /// An optional attribute argument: None is the null attribute.
@@ -106,6 +107,8 @@ py::object mlir::python::wrapType(MlirType type, const py::object &context) {
     return py::cast(PyUnrankedMemRefType{base});
   if (mlirTypeIsARankedTensor(type))
     return py::cast(PyRankedTensorType{base});
+  if (mlirTypeIsAVector(type))
+    return py::cast(PyVectorType{base});
   if (mlirTypeIsAFunction(type))
     return py::cast(PyFunctionType{base});
   return py::cast(base);
@@ -355,6 +358,42 @@ void bindRankedTensorType(py::module_ &m) {
                              [](PyType &self) { return shapeOf(self.type); });
 }
 
+/// VectorType (fixed-size), checked when made.
+void bindVectorType(py::module_ &m) {
+  bindTypeSubclass<PyVectorType>(m, "VectorType", mlirTypeIsAVector)
+      .def_static(
+          "get",
+          [](std::vector<int64_t> shape, const PyType &elementType,
+             py::object loc) {
+            PyLocation location = resolveLocation(loc);
+            requireSameContext(contextOf(elementType.context),
+                               mlirLocationGetContext(location.location),
+                               "the location");
+            ErrorCapture errors(elementType.context);
+            MlirType type =
+                mlirVectorTypeGetChecked(location.location, shape.size(),
+                                         shape.data(), elementType.type);
+            if (mlirTypeIsNull(type))
+              errors.raise("Invalid type");
+            return PyVectorType{{type, elementType.context}};
+          },
+          py::arg("shape"), py::arg("element_type"),
+          py::arg("loc") = py::none())
+      .def_property_readonly("element_type",
+                             [](PyType &self) {
+                               return wrapType(
+                                   mlirShapedTypeGetElementType(self.type),
+                                   self.context);
+                             })
+      .def_property_readonly(
+          "rank", [](PyType &self) { return mlirShapedTypeGetRank(self.type); })
+      .def_property_readonly("shape",
+                             [](PyType &self) { return shapeOf(self.type); })
+      .def_property_readonly("scalable", [](PyType &self) {
+        return mlirVectorTypeIsScalable(self.type);
+      });
+}
+
 /// FunctionType: inputs and results.
 void bindFunctionType(py::module_ &m) {
   bindTypeSubclass<PyFunctionType>(m, "FunctionType", mlirTypeIsAFunction)
@@ -421,5 +460,6 @@ void mlir::python::populateIRTypes(py::module_ &m) {
   bindComplexType(m);
   bindMemRefTypes(m);
   bindRankedTensorType(m);
+  bindVectorType(m);
   bindFunctionType(m);
 }

@@ -50,8 +50,8 @@ struct CallbackSlot {
   PyObject *errors = nullptr;
 };
 
-/// Where the trampoline wants memref result `i` written: it put the
-/// address in the result's slot.
+/// Where the trampoline wants memref or vector result `i` written: it put
+/// the address in the result's slot.
 int64_t *memRefResultTarget(char *resultSlots, size_t i) {
   return *reinterpret_cast<int64_t **>(resultSlots + kSlotSize * i);
 }
@@ -62,19 +62,27 @@ void storeZeroResults(const CallbackSlot &slot, char *resultSlots) {
   for (size_t i = 0; i < specs.size(); ++i)
     if (specs[i].kind == kMemRef)
       storeZeroMemRef(specs[i], memRefResultTarget(resultSlots, i));
+    else if (specs[i].kind == kVector)
+      std::memset(memRefResultTarget(resultSlots, i), 0, sizeOf(specs[i]));
     else
       std::memset(resultSlots + kSlotSize * i, 0, kSlotSize);
 }
 
-/// Stores `values` (one a result) in `resultSlots`: the scalars first, then
-/// the memrefs' copies, so that a failure leaves no copy behind.
+/// Stores `values` (one a result) in `resultSlots`: scalars and vectors
+/// first, then the memrefs' copies, so that a failure leaves no copy behind.
 bool storeResultValues(const CallbackSlot &slot, PyObject *const *values,
                        char *resultSlots) {
   const auto &specs = slot.signature.results;
-  for (size_t i = 0; i < specs.size(); ++i)
-    if (specs[i].kind != kMemRef &&
-        !storeScalar(values[i], specs[i], resultSlots + kSlotSize * i))
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (specs[i].kind == kVector
+            ? !storeVector(
+                  values[i], specs[i],
+                  reinterpret_cast<char *>(memRefResultTarget(resultSlots, i)))
+            : specs[i].kind != kMemRef &&
+                  !storeScalar(values[i], specs[i],
+                               resultSlots + kSlotSize * i))
       return false;
+  }
   for (size_t i = 0; i < specs.size(); ++i) {
     if (specs[i].kind != kMemRef)
       continue;
@@ -147,6 +155,9 @@ void callPython(JitThreadState &state, CallbackSlot &slot, char *argSlots,
       bool writeable = !spec.readOnly && !isUnowned(view.allocated()) &&
                        !state.isReadOnly(view.allocated());
       args[converted] = memRefToArray(spec, view, nullptr, writeable);
+    } else if (spec.kind == kVector) {
+      args[converted] =
+          loadVector(spec, *reinterpret_cast<const char **>(argSlot));
     } else {
       args[converted] = loadScalar(spec, argSlot);
     }
@@ -282,10 +293,9 @@ std::string trampoline(const CallbackSlot &slot) {
   std::string params = byPointer ? "%result: !llvm.ptr" : "";
   for (size_t i = 0; i < args.size(); ++i)
     params += std::string(params.empty() ? "" : ", ") + "%a" +
-              std::to_string(i) + ": " + llvmTypeOf(args[i].kind);
-  std::string returns = results.size() == 1 && !byPointer
-                            ? std::string(" -> ") + llvmTypeOf(results[0].kind)
-                            : "";
+              std::to_string(i) + ": " + llvmTypeOf(args[i]);
+  std::string returns =
+      results.size() == 1 && !byPointer ? " -> " + llvmTypeOf(results[0]) : "";
   std::string slotArray = "array<" + std::to_string(kSlotSize / 8) + " x i64>";
   auto slotsType = [&](size_t count) {
     return "!llvm.array<" + std::to_string(std::max<size_t>(count, 1)) + " x " +
@@ -302,16 +312,25 @@ std::string trampoline(const CallbackSlot &slot) {
                      argSlots + " : (i64) -> !llvm.ptr\n" +
                      "  %results = llvm.alloca %one x " + resultSlots +
                      " : (i64) -> !llvm.ptr\n";
+  // A vector, larger than a slot, is stored on the stack and its slot
+  // holds its address.
   for (size_t i = 0; i < args.size(); ++i) {
-    std::string n = std::to_string(i);
+    std::string n = std::to_string(i), type = llvmTypeOf(args[i]);
     text += "  %p" + n + " = llvm.getelementptr %args[0, " + n +
-            "] : (!llvm.ptr) -> !llvm.ptr, " + argSlots + "\n" +
-            "  llvm.store %a" + n + ", %p" + n + " : " +
-            llvmTypeOf(args[i].kind) + ", !llvm.ptr\n";
+            "] : (!llvm.ptr) -> !llvm.ptr, " + argSlots + "\n";
+    if (args[i].kind == kVector)
+      text += "  %v" + n + " = llvm.alloca %one x " + type +
+              " : (i64) -> !llvm.ptr\n" + "  llvm.store %a" + n + ", %v" + n +
+              " : " + type + ", !llvm.ptr\n" + "  llvm.store %v" + n + ", %p" +
+              n + " : !llvm.ptr, !llvm.ptr\n";
+    else
+      text +=
+          "  llvm.store %a" + n + ", %p" + n + " : " + type + ", !llvm.ptr\n";
   }
   // Each result's slot and, returned by pointer, its field. A memref
   // result's field address goes in its slot: the dispatcher writes the
-  // descriptor there itself.
+  // descriptor there itself. A vector result's slot holds the address of
+  // stack space the dispatcher writes it to.
   std::string fields;
   for (const ValueSpec &result : results)
     fields +=
@@ -329,6 +348,10 @@ std::string trampoline(const CallbackSlot &slot) {
     if (results[i].kind == kMemRef)
       text += "  llvm.store " + fieldOf[i] + ", %q" + n +
               " : !llvm.ptr, !llvm.ptr\n";
+    if (results[i].kind == kVector)
+      text += "  %w" + n + " = llvm.alloca %one x " + llvmTypeOf(results[i]) +
+              " : (i64) -> !llvm.ptr\n" + "  llvm.store %w" + n + ", %q" + n +
+              " : !llvm.ptr, !llvm.ptr\n";
   }
   text += "  %slot = llvm.mlir.addressof " + slotSymbol + " : !llvm.ptr\n" +
           "  llvm.call " + symbolRef(kDispatchSymbol) +
@@ -337,18 +360,17 @@ std::string trampoline(const CallbackSlot &slot) {
   for (size_t i = 0; i < results.size(); ++i) {
     if (results[i].kind == kMemRef)
       continue;
-    std::string n = std::to_string(i), type = llvmTypeOf(results[i].kind);
-    text +=
-        "  %r" + n + " = llvm.load %q" + n + " : !llvm.ptr -> " + type + "\n";
+    std::string n = std::to_string(i), type = llvmTypeOf(results[i]);
+    text += "  %r" + n + " = llvm.load " +
+            (results[i].kind == kVector ? "%w" : "%q") + n +
+            " : !llvm.ptr -> " + type + "\n";
     if (byPointer)
       text += "  llvm.store %r" + n + ", " + fieldOf[i] + " : " + type +
               ", !llvm.ptr\n";
   }
-  text +=
-      results.size() == 1 && !byPointer
-          ? "  llvm.return %r0 : " + std::string(llvmTypeOf(results[0].kind)) +
-                "\n}\n"
-          : "  llvm.return\n}\n";
+  text += results.size() == 1 && !byPointer
+              ? "  llvm.return %r0 : " + llvmTypeOf(results[0]) + "\n}\n"
+              : "  llvm.return\n}\n";
   return text;
 }
 

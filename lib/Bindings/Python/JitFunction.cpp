@@ -18,6 +18,7 @@
 #include "mlir-c/Bindings/Python/Interop.h"
 #include "mlir-c/ExecutionEngineChecked.h"
 
+#include <algorithm>
 #include <alloca.h>
 #include <cstdlib>
 #include <string>
@@ -48,9 +49,10 @@ struct JitFunction {
   py::object errors;
   void (*packed)(void **) = nullptr;
 
-  // Frame layout: packed pointers, argument slots, memref descriptors,
-  // results.
+  // Frame layout: packed pointers, argument slots, memref descriptors and
+  // vectors, results.
   size_t slotsOffset, resultsOffset, frameSize;
+  size_t frameAlignment = 16;            // vectors may want more
   std::vector<size_t> descriptorOffsets; // for each argument
   std::vector<size_t> memRefArgs;        // the memref arguments' indices
   std::vector<size_t> resultOffsets;     // within the results area
@@ -71,17 +73,30 @@ struct JitFunction {
     for (const ValueSpec &arg : args) {
       if (arg.kind == kMemRef)
         memRefArgs.push_back(descriptorOffsets.size());
+      if (arg.kind == kVector) {
+        frameAlignment = std::max(frameAlignment, alignOf(arg));
+        offset = alignTo(offset, alignOf(arg));
+      }
       descriptorOffsets.push_back(offset);
       if (arg.kind == kMemRef)
         offset += arg.unranked ? 8 * kUnrankedAreaWords : sizeOf(arg);
+      if (arg.kind == kVector)
+        offset += sizeOf(arg);
     }
+    size_t resultsAlignment = 16;
+    for (const ValueSpec &result : results)
+      resultsAlignment = std::max(resultsAlignment, alignOf(result));
+    frameAlignment = std::max(frameAlignment, resultsAlignment);
     // With results by pointer, the struct follows a slot holding its address.
-    resultsOffset = alignTo(offset, 16) + (byPointer ? 16 : 0);
+    resultsOffset =
+        alignTo(alignTo(offset, 16) + (byPointer ? 16 : 0), resultsAlignment);
     size_t resultsSize = kSlotSize;
     if (byPointer)
       resultOffsets = structLayout(results, resultsSize);
     else
       resultOffsets = {0};
+    if (!byPointer && results.size() == 1)
+      resultsSize = std::max(resultsSize, sizeOf(results[0]));
     frameSize = resultsOffset + alignTo(resultsSize, 16);
   }
 
@@ -152,6 +167,12 @@ PyObject *memRefResult(JitFunction &function, const ValueSpec &spec,
   return memRefToArray(spec, descriptor, base, /*writeable=*/true);
 }
 
+/// A scalar or vector result.
+PyObject *loadValue(const ValueSpec &spec, const char *field) {
+  return spec.kind == kVector ? loadVector(spec, field)
+                              : loadScalar(spec, field);
+}
+
 /// Converts the results in `results` to a Python value (None, the value, or
 /// a tuple). Converts all of them even after a failure, so that memory the
 /// call allocated is freed with them.
@@ -161,7 +182,7 @@ PyObject *convertResults(JitFunction &function, char *results,
   if (specs.empty())
     Py_RETURN_NONE;
   if (specs.size() == 1 && specs[0].kind != kMemRef)
-    return loadScalar(specs[0], results + function.resultOffsets[0]);
+    return loadValue(specs[0], results + function.resultOffsets[0]);
   std::vector<std::pair<char *, PyObject *>> owners;
   PyObject *tuple = PyTuple_New(specs.size());
   bool ok = tuple != nullptr;
@@ -173,7 +194,7 @@ PyObject *convertResults(JitFunction &function, char *results,
             ? memRefResult(function, spec,
                            memRefAt(spec, reinterpret_cast<int64_t *>(field)),
                            args, owners)
-            : loadScalar(spec, field);
+            : loadValue(spec, field);
     // An unranked result's descriptor is a copy the callee malloc'ed.
     if (spec.unranked)
       std::free(reinterpret_cast<void **>(field)[1]);
@@ -225,9 +246,10 @@ callJitFunction(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                  function.name.c_str());
     return nullptr;
   }
-  char *frame = static_cast<char *>(alloca(function.frameSize + 15));
-  frame =
-      reinterpret_cast<char *>(alignTo(reinterpret_cast<uintptr_t>(frame), 16));
+  char *frame = static_cast<char *>(
+      alloca(function.frameSize + function.frameAlignment - 1));
+  frame = reinterpret_cast<char *>(
+      alignTo(reinterpret_cast<uintptr_t>(frame), function.frameAlignment));
   void **packed = reinterpret_cast<void **>(frame);
   char *slots = frame + function.slotsOffset;
   char *results = frame + function.resultsOffset;
@@ -248,6 +270,11 @@ callJitFunction(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
               : !storeMemRef(args[i], spec, MemRefView{words, spec.rank()}))
         return nullptr;
       *reinterpret_cast<int64_t **>(slot) = words;
+    } else if (spec.kind == kVector) {
+      // Passed by value: the wrapper reads the vector where it lies.
+      slot = frame + function.descriptorOffsets[i];
+      if (!storeVector(args[i], spec, slot))
+        return nullptr;
     } else if (!storeScalar(args[i], spec, slot)) {
       return nullptr;
     }

@@ -318,6 +318,42 @@ bool storeMemRefResult(PyObject *object, const ValueSpec &spec,
   return true;
 }
 
+/// A C-contiguous array of `spec`'s dtype and shape over `storage` (null:
+/// its own memory).
+PyObject *vectorArray(const ValueSpec &spec, char *storage) {
+  std::vector<npy_intp> dims(spec.shape.begin(), spec.shape.end());
+  Py_INCREF(spec.dtype.ptr()); // stolen by PyArray_NewFromDescr
+  // Without data, nonzero flags would ask numpy for Fortran order.
+  return PyArray_NewFromDescr(&PyArray_Type, descrOf(spec), spec.rank(),
+                              dims.data(), nullptr, storage,
+                              storage ? NPY_ARRAY_CARRAY : 0, nullptr);
+}
+
+bool storeVector(PyObject *object, const ValueSpec &spec, char *storage) {
+  // Checked as a memref argument of this shape would be; read, not written.
+  ValueSpec asArray = spec;
+  asArray.strides.assign(spec.rank(), kDynamic);
+  asArray.readOnly = true;
+  std::vector<int64_t> scratch(3 + 2 * spec.rank());
+  if (!storeMemRef(object, asArray, MemRefView{scratch.data(), spec.rank()}))
+    return false;
+  PyObject *target = vectorArray(spec, storage);
+  if (!target)
+    return false;
+  int copied = PyArray_CopyInto(reinterpret_cast<PyArrayObject *>(target),
+                                reinterpret_cast<PyArrayObject *>(object));
+  Py_DECREF(target);
+  return copied == 0;
+}
+
+PyObject *loadVector(const ValueSpec &spec, const char *storage) {
+  PyObject *array = vectorArray(spec, nullptr);
+  if (array)
+    std::memcpy(PyArray_DATA(reinterpret_cast<PyArrayObject *>(array)), storage,
+                sizeOf(spec));
+  return array;
+}
+
 void freeMemRefResult(const ValueSpec &spec, int64_t *target) {
   MemRefView descriptor = memRefAt(spec, target);
   std::free(descriptor.allocated());

@@ -47,6 +47,13 @@ constexpr size_t kUnrankedAreaWords = 2 + 3 + 2 * kMaxRank;
 bool storeUnrankedMemRef(PyObject *object, const ValueSpec &spec,
                          int64_t *area);
 
+/// Copies `object`, a numpy array of `spec`'s dtype and shape (a vector
+/// type's), to `storage`, laid out as LLVM lays out the vector.
+bool storeVector(PyObject *object, const ValueSpec &spec, char *storage);
+
+/// A new array holding the vector at `storage`.
+PyObject *loadVector(const ValueSpec &spec, const char *storage);
+
 /// Stores `object`, the array a callback returned for memref result `spec`,
 /// at `target` (a ranked descriptor, or an unranked memref's {rank,
 /// pointer}): a contiguous copy in a new buffer that the jitted code owns,

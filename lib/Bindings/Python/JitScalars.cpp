@@ -154,6 +154,7 @@ bool storeScalar(PyObject *object, const ValueSpec &spec, char *slot) {
     return true;
   }
   case kMemRef:
+  case kVector:
     break;
   }
   return fail(PyExc_TypeError, spec, "not a scalar");

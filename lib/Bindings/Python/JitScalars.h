@@ -57,6 +57,7 @@ inline PyObject *loadScalar(const ValueSpec &spec, const char *slot) {
     return PyComplex_FromDoubles(parts[0], parts[1]);
   }
   case kMemRef:
+  case kVector:
     break;
   }
   fail(PyExc_TypeError, spec, "not a scalar");

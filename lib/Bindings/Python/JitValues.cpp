@@ -15,8 +15,8 @@ namespace {
 
 constexpr const char *kSupported =
     "i1, i8, i16, i32, i64, index, f16, bf16, f32, f64, complex<f32>, "
-    "complex<f64> and memrefs (ranked or unranked) and ranked tensors of "
-    "those (or of f8 types)";
+    "complex<f64>, memrefs (ranked or unranked) and ranked tensors of those "
+    "(or of f8 types), and vectors of those but i1";
 
 /// The kind of a scalar type, or false if it is not a supported scalar.
 bool scalarKind(MlirType type, Kind &kind) {
@@ -57,6 +57,73 @@ bool scalarKind(MlirType type, Kind &kind) {
   return false;
 }
 
+/// The LLVM type of a vector element in memory, or null if vectors of it are
+/// not supported (i1 vectors are packed as bits; complex ones do not exist).
+const char *vectorElementType(MlirType element) {
+  if (mlirTypeIsAIndex(element))
+    return "i64";
+  if (mlirTypeIsAInteger(element)) {
+    switch (mlirIntegerTypeGetWidth(element)) {
+    case 8:
+      return "i8";
+    case 16:
+      return "i16";
+    case 32:
+      return "i32";
+    case 64:
+      return "i64";
+    }
+    return nullptr;
+  }
+  if (mlirTypeIsAF16(element))
+    return "f16";
+  if (mlirTypeIsABF16(element))
+    return "bf16";
+  if (mlirTypeIsAF32(element))
+    return "f32";
+  if (mlirTypeIsAF64(element))
+    return "f64";
+  if (mlirTypeIsAFloat(element) && mlirFloatTypeGetWidth(element) == 8)
+    return "i8"; // f8 types are bytes to LLVM
+  return nullptr;
+}
+
+/// The spec of a value of vector type `type`, which `describeValue` saw.
+void describeVector(MlirType type, const std::string &text, ValueSpec &spec) {
+  spec.kind = kVector;
+  MlirType elementType = mlirShapedTypeGetElementType(type);
+  const char *element = vectorElementType(elementType);
+  if (mlirTypeIsAInteger(elementType) &&
+      mlirIntegerTypeGetWidth(elementType) == 1)
+    throw py::type_error(spec.label + ": type " + text +
+                         " is not supported: LLVM packs vectors of i1 as "
+                         "bits, which typed calls do not convert");
+  if (mlirVectorTypeIsScalable(type))
+    throw py::type_error(spec.label + ": type " + text +
+                         " is not supported: a scalable vector's size is "
+                         "known only when it runs");
+  if (!element)
+    throw py::type_error(spec.label + ": type " + text +
+                         " is not supported; typed calls support " +
+                         kSupported);
+  intptr_t rank = mlirShapedTypeGetRank(type);
+  for (intptr_t d = 0; d < rank; ++d)
+    spec.shape.push_back(mlirShapedTypeGetDimSize(type, d));
+  // LLVM pads a vector to a power of two bytes: only those have no padding
+  // (and rank 0 is a scalar to LLVM).
+  int64_t innerBytes = (rank ? spec.shape.back() : 0) << spec.elementShift;
+  if (innerBytes == 0 || (innerBytes & (innerBytes - 1)) != 0)
+    throw py::type_error(
+        spec.label + ": type " + text +
+        " is not supported: typed calls take vectors whose innermost "
+        "dimension is a power of two bytes (LLVM pads the others)");
+  spec.llvmType =
+      "vector<" + std::to_string(spec.shape.back()) + "x" + element + ">";
+  for (intptr_t d = rank - 2; d >= 0; --d)
+    spec.llvmType = "!llvm.array<" + std::to_string(spec.shape[d]) + " x " +
+                    spec.llvmType + ">";
+}
+
 ValueSpec describeValue(MlirType type, std::string label, py::handle dtype,
                         bool readOnly) {
   ValueSpec spec{kMemRef, std::move(label)};
@@ -64,9 +131,11 @@ ValueSpec describeValue(MlirType type, std::string label, py::handle dtype,
   if (scalarKind(type, spec.kind))
     return spec;
   std::string text = printToString(mlirTypePrint, type);
+  bool vector = mlirTypeIsAVector(type);
   bool tensor = mlirTypeIsARankedTensor(type);
   spec.unranked = mlirTypeIsAUnrankedMemRef(type);
-  if (!(mlirTypeIsAMemRef(type) || tensor || spec.unranked) || dtype.is_none())
+  if (!(mlirTypeIsAMemRef(type) || tensor || spec.unranked || vector) ||
+      dtype.is_none())
     throw py::type_error(spec.label + ": type " + text +
                          " is not supported; typed calls support " +
                          kSupported);
@@ -78,7 +147,9 @@ ValueSpec describeValue(MlirType type, std::string label, py::handle dtype,
     throw py::type_error(spec.label + ": elements of " +
                          std::to_string(itemsize) +
                          " bytes are not supported (not a power of two)");
-  if (spec.unranked)
+  if (vector)
+    describeVector(type, text, spec);
+  if (spec.unranked || vector)
     return spec;
   intptr_t rank = mlirShapedTypeGetRank(type);
   for (intptr_t d = 0; d < rank; ++d)
@@ -225,6 +296,12 @@ size_t sizeOf(const ValueSpec &spec) {
     return 16;
   case kMemRef: // {allocated, aligned, offset, sizes[rank], strides[rank]}
     return spec.unranked ? 16 : 8 * (3 + 2 * spec.rank()); // or {rank, ptr}
+  case kVector: {
+    size_t count = 1;
+    for (int64_t size : spec.shape)
+      count *= size;
+    return count << spec.elementShift;
+  }
   }
   return 0;
 }
@@ -236,13 +313,15 @@ size_t alignOf(const ValueSpec &spec) {
   case kComplex128:
   case kMemRef:
     return 8;
+  case kVector: // LLVM aligns a vector to its size (a power of two here)
+    return static_cast<size_t>(spec.shape.back()) << spec.elementShift;
   default:
     return sizeOf(spec);
   }
 }
 
-const char *llvmTypeOf(Kind kind) {
-  switch (kind) {
+std::string llvmTypeOf(const ValueSpec &spec) {
+  switch (spec.kind) {
   case kI1:
     return "i1";
   case kI8:
@@ -268,13 +347,15 @@ const char *llvmTypeOf(Kind kind) {
     return "!llvm.struct<(f64, f64)>";
   case kMemRef: // a pointer to the descriptor
     return "!llvm.ptr";
+  case kVector:
+    return spec.llvmType;
   }
   return "";
 }
 
 std::string llvmStorageTypeOf(const ValueSpec &spec) {
   if (spec.kind != kMemRef)
-    return llvmTypeOf(spec.kind);
+    return llvmTypeOf(spec);
   if (spec.unranked)
     return "!llvm.struct<(i64, ptr)>";
   std::string array = "array<" + std::to_string(spec.rank()) + " x i64>";

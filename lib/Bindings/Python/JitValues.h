@@ -36,6 +36,7 @@ enum Kind : int {
   kComplex64,
   kComplex128,
   kMemRef,
+  kVector,
 };
 
 /// Every argument and result passes through one slot of this many bytes
@@ -50,9 +51,9 @@ struct ValueSpec {
   Kind kind;
   /// Names the value in error messages: "argument 0 of 'add' (i64)".
   std::string label;
-  // Memrefs only:
+  // Memrefs and vectors only:
   pybind11::object dtype;       ///< numpy dtype of the elements
-  std::vector<int64_t> shape;   ///< -1 where dynamic
+  std::vector<int64_t> shape;   ///< -1 where dynamic (memrefs)
   std::vector<int64_t> strides; ///< in elements, kDynamic where dynamic
   int64_t offset = kDynamic;
   /// log2 of the element size, which is a power of two for every element
@@ -64,6 +65,9 @@ struct ValueSpec {
   /// `memref<*xT>`: passed as {rank, pointer to a descriptor}, of any rank
   /// (`shape` and `strides` are empty).
   bool unranked = false;
+  /// Vectors: the LLVM type of the C interface (`vector<4xf32>`, or
+  /// `!llvm.array<2 x vector<8xi16>>` for more dimensions).
+  std::string llvmType;
 
   int rank() const { return static_cast<int>(shape.size()); }
 };
@@ -97,11 +101,12 @@ inline size_t alignTo(size_t value, size_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
 
-/// The LLVM dialect type of a value of kind `kind` in the C interface.
-const char *llvmTypeOf(Kind kind);
+/// The LLVM dialect type of `spec`'s value in the C interface (a memref's
+/// is a pointer to its descriptor).
+std::string llvmTypeOf(const ValueSpec &spec);
 
 /// The LLVM dialect type of `spec`'s value held in memory, as in a struct
-/// of results: a memref as its descriptor (llvmTypeOf gives a pointer).
+/// of results: a memref as its descriptor.
 std::string llvmStorageTypeOf(const ValueSpec &spec);
 
 /// The C interface returns a struct (several results, a complex, a memref)
