@@ -172,6 +172,21 @@ def _may_call_back(function: ir.Operation, state: _JitState) -> bool:
     return bool(state.shared_libs) or _contains(function, _is_call)
 
 
+def _may_allocate(function: ir.Operation) -> bool:
+    """Whether `function` may allocate memory (an allocation that fails
+    stops the call, as a raising callback does): it allocates memrefs,
+    copies them (a copy of different shapes stops it too), uses tensors,
+    which bufferization allocates, or calls something."""
+    return _contains(
+        function,
+        lambda op: (
+            op.name in ("memref.alloc", "memref.realloc", "memref.copy")
+            or op.name.split(".")[0] in ("tensor", "bufferization", "linalg")
+            or _is_call(op)
+        ),
+    )
+
+
 # Dialects whose ops the default pipeline lowers to the module's own code
 # and to calls of C library functions that never call back (malloc,
 # memrefCopy, libm).
@@ -389,7 +404,9 @@ class JitModule:
                 slot.errors = state.errors
                 state.slots[name] = slot
             interfaced.append(op)
-        stoppable = _stoppable(module, state, pipeline is not None)
+        # This package's pipelines lower to the module's own code.
+        custom_pipeline = pipeline not in (None, DEFAULT_PIPELINE, FAST_PIPELINE)
+        stoppable = _stoppable(module, state, custom_pipeline)
         for name, op in definitions:
             try:
                 self._functions[name] = _native._make_jit_function(
@@ -397,7 +414,7 @@ class JitModule:
                     op,
                     _dtypes(self._signatures[name]),
                     _releases_gil(op, set(state.slots)),
-                    _may_call_back(op, state),
+                    _may_call_back(op, state) or _may_allocate(op),
                     stoppable,
                     state.compile,
                     state.errors if state.slots else None,

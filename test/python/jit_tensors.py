@@ -284,7 +284,10 @@ def testStridedCopies():
     # CHECK: True
     print(np.array_equal(target, expected))
     # Empty: nothing is copied.
-    module.copy2(source[:0], target[:0])
+    module.copy2(source[:0], target[:0, :10])
+    # Different shapes stop the call (the copy is undefined).
+    # CHECK: ValueError: memref.copy from shape (3, 4) to shape (2, 4): the shapes differ
+    show_error(module.copy2, source[:3, :4], target[:2, :4])
     scalar = np.zeros((), np.float64)
     module.copy0(np.array(2.5), scalar)
     # CHECK: 2.5
@@ -359,8 +362,8 @@ def testCallbackMemRefResults():
     print(number, unranked.tolist(), ranked.tolist(), np.shares_memory(ranked, returned[0]))
 
     # Where a raising callback cannot stop the call (here, a pipeline of the
-    # user's), the code goes on with a memref of zeros, each dynamic size 1,
-    # and the call re-raises.
+    # user's: the default one with a pass more), the code goes on with a
+    # memref of zeros, each dynamic size 1, and the call re-raises.
     unstoppable = jit(
         """
         func.func private @make(index) -> memref<?x?xf32>
@@ -372,7 +375,7 @@ def testCallbackMemRefResults():
           return %v : f32
         }
         """,
-        pipeline=DEFAULT_PIPELINE,
+        pipeline=DEFAULT_PIPELINE.replace("builtin.module(", "builtin.module(canonicalize,"),
     )
 
     @unstoppable.callback("make")
@@ -453,6 +456,94 @@ def testVectors():
     show_error(lambda: jit("func.func @odd(%v: vector<3xf32>) { return }")["odd"])
 
 
+# CHECK-LABEL: TEST: testMisuse
+def testMisuse():
+    # An allocation that fails stops the call with MemoryError (a size no
+    # machine has, or the copy of a huge broadcast view bufferization makes).
+    module = jit(
+        """
+        func.func @filled(%n: index) -> tensor<?xf32> {
+          %e = tensor.empty(%n) : tensor<?xf32>
+          %one = arith.constant 1.0 : f32
+          %f = linalg.fill ins(%one : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+          return %f : tensor<?xf32>
+        }
+        func.func @set_first(%x: tensor<?xf32>, %v: f32) -> tensor<?xf32> {
+          %c0 = arith.constant 0 : index
+          %r = tensor.insert %v into %x[%c0] : tensor<?xf32>
+          return %r : tensor<?xf32>
+        }
+        """
+    )
+    # CHECK: MemoryError: jitted code could not allocate 46116860184273879{{[0-9]+}} bytes (a memref.alloc or a buffer bufferization made)
+    show_error(module.filled, 1 << 60)
+    # CHECK: MemoryError: jitted code could not allocate 43980465111{{[0-9]+}} bytes
+    show_error(module.set_first, np.broadcast_to(np.float32(1), (1 << 40,)), 2.0)
+    # CHECK: [2.0, 1.0]
+    print(module.set_first(np.ones(2, np.float32), 2.0).tolist())
+
+    # A memref of the identity layout is contiguous rows: an array with gaps
+    # between its rows is refused (copies would be wrong).
+    flat = jit(
+        """
+        func.func @at5(%a: memref<?x?xf32>) -> f32 {
+          %c = memref.collapse_shape %a [[0, 1]] : memref<?x?xf32> into memref<?xf32>
+          %i = arith.constant 5 : index
+          %v = memref.load %c[%i] : memref<?xf32>
+          return %v : f32
+        }
+        """
+    )
+    rows = np.arange(32, dtype=np.float32).reshape(4, 8)
+    # CHECK: 5.0
+    print(flat.at5(rows))
+    # CHECK: ValueError: argument 0 of 'at5' (memref<?x?xf32>): the memref type's identity layout means contiguous rows, which the array's are not
+    show_error(flat.at5, rows[:, :4])
+    # CHECK: ValueError: argument 0 of 'at5' (memref<?x?xf32>): the memref type's identity layout means contiguous rows
+    show_error(flat.at5, rows[::2])
+
+    # An argument both read-only and writable is refused.
+    # CHECK: TypeError: cannot call 'w': argument 0 of 'w' (tensor<?xi8>): declared both llvm.readonly and bufferization.writable = true; declare one
+    show_error(
+        lambda: jit(
+            """
+            func.func @w(%x: tensor<?xi8> {llvm.readonly, bufferization.writable = true}) -> tensor<?xi8> {
+              return %x : tensor<?xi8>
+            }
+            """
+        )["w"]
+    )
+
+    # A raising callback that stops a call leaves no buffer behind (its
+    # memref result is never made).
+    stopped = jit(
+        """
+        func.func private @chunk() -> memref<1048576xf32>
+        func.func @first() -> f32 {
+          %t = func.call @chunk() : () -> memref<1048576xf32>
+          %c0 = arith.constant 0 : index
+          %v = memref.load %t[%c0] : memref<1048576xf32>
+          memref.dealloc %t : memref<1048576xf32>
+          return %v : f32
+        }
+        """
+    )
+
+    @stopped.callback("chunk")
+    def chunk():
+        raise RuntimeError("no data")
+
+    show_error(stopped.first)
+    before = heap_bytes_in_use()
+    for _ in range(50):
+        try:
+            stopped.first()
+        except RuntimeError:
+            pass
+    # CHECK: leaked less than a buffer: True
+    print("leaked less than a buffer:", heap_bytes_in_use() - before < 4 << 20)
+
+
 MATMUL = """
 func.func @matmul(%a: tensor<?x?xT>, %b: tensor<?x?xT>, %c: tensor<?x?xT>) -> tensor<?x?xT> {
   %r = linalg.matmul ins(%a, %b : tensor<?x?xT>, tensor<?x?xT>)
@@ -519,4 +610,5 @@ run(testStridedCopies)
 run(testTensorCallbacks)
 run(testCallbackMemRefResults)
 run(testVectors)
+run(testMisuse)
 run(testFastPipeline)

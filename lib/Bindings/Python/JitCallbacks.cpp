@@ -129,13 +129,13 @@ bool storeCallbackResults(CallbackSlot &slot, PyObject *returned,
 }
 
 /// Calls the Python function with the arguments in `argSlots`; the GIL is
-/// held.
-void callPython(JitThreadState &state, CallbackSlot &slot, char *argSlots,
+/// held. Returns false if it failed, writing no results (finishCallback).
+bool callPython(JitThreadState &state, CallbackSlot &slot, char *argSlots,
                 char *resultSlots) {
   // After a callback failed, the rest of the call only unwinds.
   if (state.error.isSet() || !slot.function) {
     storeZeroResults(slot, resultSlots);
-    return;
+    return true;
   }
   const auto &params = slot.signature.args;
   size_t count = params.size();
@@ -176,17 +176,17 @@ void callPython(JitThreadState &state, CallbackSlot &slot, char *argSlots,
       forgetMemory(args[i]);
     Py_DECREF(args[i]);
   }
-  if (!returned || !storeCallbackResults(slot, returned, resultSlots)) {
-    storeZeroResults(slot, resultSlots);
+  bool stored = returned && storeCallbackResults(slot, returned, resultSlots);
+  if (!stored)
     state.error.take();
-  }
   Py_XDECREF(returned);
+  return stored;
 }
 
 /// While the Python function runs, this thread is in Python, not in the
 /// typed call's jitted code: jitted code it calls (through ctypes, say) must
 /// not take the typed call's way of holding the GIL for its own.
-void callPythonFromJit(JitThreadState &state, CallbackSlot &slot,
+bool callPythonFromJit(JitThreadState &state, CallbackSlot &slot,
                        char *argSlots, char *resultSlots) {
   PyThreadState *released = state.released;
   bool gilHeld = state.gilHeld;
@@ -194,20 +194,26 @@ void callPythonFromJit(JitThreadState &state, CallbackSlot &slot,
   state.released = nullptr;
   state.gilHeld = false;
   state.stopCall = nullptr; // Python's frames must not be jumped over
-  callPython(state, slot, argSlots, resultSlots);
+  bool stored = callPython(state, slot, argSlots, resultSlots);
   state.released = released;
   state.gilHeld = gilHeld;
   state.stopCall = stopCall;
+  return stored;
 }
 
-/// After a callback raised, stops the typed call running the jitted code,
-/// if it can be stopped: jumps back into runJitted over the jitted frames
-/// (memory they allocated is not freed). Otherwise the code goes on, getting
-/// zeros from this callback and every later one. Nothing of this frame needs
-/// unwinding either.
-void stopCallIfFailed(JitThreadState &state) {
+/// After a callback failed without results (`stored` false), stops the
+/// typed call running the jitted code, if it can be stopped: jumps back
+/// into runJitted over the jitted frames (memory they allocated is not
+/// freed). Otherwise the code goes on, getting zeros from this callback and
+/// every later one. Nothing of this frame needs unwinding either. The GIL
+/// is as the jitted code had it.
+void finishCallback(JitThreadState &state, CallbackSlot &slot,
+                    char *resultSlots, bool stored) {
+  if (stored)
+    return;
   if (state.stopCall && state.error.isSet())
     _longjmp(*state.stopCall, 1);
+  storeZeroResults(slot, resultSlots);
 }
 
 /// How many callbacks run, the GIL kept, before other threads get a turn.
@@ -247,15 +253,15 @@ extern "C" void dispatchCallback(CallbackSlot *slot, char *argSlots,
       Py_BEGIN_ALLOW_THREADS;
       Py_END_ALLOW_THREADS;
     }
-    callPythonFromJit(state, *slot, argSlots, resultSlots);
-    stopCallIfFailed(state);
+    bool stored = callPythonFromJit(state, *slot, argSlots, resultSlots);
+    finishCallback(state, *slot, resultSlots, stored);
     return;
   }
   if (PyThreadState *released = state.released) {
     PyEval_RestoreThread(released);
-    callPythonFromJit(state, *slot, argSlots, resultSlots);
+    bool stored = callPythonFromJit(state, *slot, argSlots, resultSlots);
     state.released = PyEval_SaveThread();
-    stopCallIfFailed(state);
+    finishCallback(state, *slot, resultSlots, stored);
     return;
   }
   // A thread Python never saw, or one that called the jitted code without a
@@ -263,7 +269,8 @@ extern "C" void dispatchCallback(CallbackSlot *slot, char *argSlots,
   // ExecutionEngine's lookup re-raises the error this thread keeps).
   bool foreign = PyGILState_GetThisThreadState() == nullptr;
   PyGILState_STATE gil = PyGILState_Ensure();
-  callPython(state, *slot, argSlots, resultSlots);
+  if (!callPython(state, *slot, argSlots, resultSlots))
+    storeZeroResults(*slot, resultSlots);
   if (foreign && state.error.isSet())
     handOverForeignError(*slot, state.error.release());
   PyGILState_Release(gil);

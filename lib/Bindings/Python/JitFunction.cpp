@@ -33,11 +33,14 @@ struct JitFunction {
   std::string name;
   Signature signature;
   bool releaseGil;
-  /// A Python callback may run during the call: it needs this thread's
-  /// state (JitThreadState). Calls of other functions skip it.
-  bool mayCallBack;
-  /// A callback that raises stops the call (runJitted): only the module's
-  /// own code runs between the two (mlir._jit decides).
+  /// The call may be stopped: a Python callback may run during it, or a
+  /// runtime function its code calls (an allocation) may fail. It needs
+  /// this thread's state (JitThreadState); calls of other functions skip
+  /// it.
+  bool mayStop;
+  /// A callback that raises, or a runtime function that fails, stops the
+  /// call (runJitted): only the module's own code runs between the two
+  /// (mlir._jit decides).
   bool stoppable;
   bool byPointer;
   /// Called on the first call: returns the ExecutionEngine (compiling the
@@ -292,7 +295,7 @@ callJitFunction(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
   if (!raiseForeignError(function.errors.ptr()))
     return nullptr;
 
-  if (!function.mayCallBack) {
+  if (!function.mayStop) {
     if (function.releaseGil) {
       Py_BEGIN_ALLOW_THREADS;
       function.packed(packed);
@@ -315,6 +318,11 @@ callJitFunction(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
   state.numReadOnly = readOnlyMark;
 
   // A stopped call wrote no results.
+  if (!returned && state.failureType) {
+    PyErr_SetString(state.failureType, state.failureMessage);
+    state.failureType = nullptr;
+    return nullptr;
+  }
   PyObject *value =
       returned ? convertResults(function, results, args) : nullptr;
   if (state.error.isSet()) {
@@ -393,7 +401,7 @@ void populateJitFunctions(py::module_ &m) {
   m.def(
       "_make_jit_function",
       [](const std::string &name, py::object operation, py::sequence dtypes,
-         bool releaseGil, bool mayCallBack, bool stoppable, py::object compile,
+         bool releaseGil, bool mayStop, bool stoppable, py::object compile,
          py::object errors) {
         MlirOperation op = unwrapCapsule(
             operation, mlirPythonCapsuleToOperation, "an mlir.ir.Operation");
@@ -401,8 +409,8 @@ void populateJitFunctions(py::module_ &m) {
         function->name = name;
         function->signature = describeSignature(op, name, dtypes);
         function->releaseGil = releaseGil;
-        function->mayCallBack = mayCallBack;
-        function->stoppable = mayCallBack && stoppable;
+        function->mayStop = mayStop;
+        function->stoppable = mayStop && stoppable;
         function->compile = std::move(compile);
         if (!errors.is_none() && !PyList_Check(errors.ptr()))
           throw py::type_error("errors must be a list or None");
@@ -430,15 +438,16 @@ void populateJitFunctions(py::module_ &m) {
         return py::reinterpret_steal<py::object>(callable);
       },
       py::arg("name"), py::arg("function"), py::arg("dtypes"),
-      py::arg("release_gil"), py::arg("may_call_back"), py::arg("stoppable"),
+      py::arg("release_gil"), py::arg("may_stop"), py::arg("stoppable"),
       py::arg("compile"), py::arg("errors") = py::none(),
       "The callable for `function`, the func.func `name` (see mlir._jit): "
       "a builtin function whose `__self__` is its JitFunction, "
       "made before the module is lowered. `compile()` returns the "
-      "ExecutionEngine; the first call calls it. `may_call_back`: a Python "
-      "callback may run during a call. If `stoppable` (only the module's own "
-      "code runs between a call and its callbacks), a callback that raises "
-      "stops the call. "
+      "ExecutionEngine; the first call calls it. `may_stop`: a Python "
+      "callback may run during a call, or an allocation may fail. If "
+      "`stoppable` (only the module's own code runs between a call and its "
+      "callbacks or runtime functions), a callback that raises, or a failed "
+      "allocation, stops the call. "
       "`errors` is the module's list of exceptions its callbacks "
       "raised on threads Python never created, which calls re-raise.");
 

@@ -2,6 +2,7 @@
 
 #include "JitMemRefs.h"
 #include "JitScalars.h"
+#include "JitThreadState.h"
 #include "NumpyApi.h"
 #include "PybindUtils.h"
 
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -50,8 +52,16 @@ void *allocateMemRef(size_t alignment, size_t size) {
     alignment = std::max(alignment, kHugePageSize);
   // aligned_alloc wants a size that is a multiple of the alignment.
   size_t rounded = (size + alignment - 1) / alignment * alignment;
-  void *memory = std::aligned_alloc(alignment, rounded ? rounded : alignment);
-  if (memory && rounded >= kHugePageThreshold)
+  void *memory =
+      size > SIZE_MAX - alignment
+          ? nullptr
+          : std::aligned_alloc(alignment, rounded ? rounded : alignment);
+  if (!memory) // raised by the typed call where it can be stopped
+    stopCallWith(PyExc_MemoryError,
+                 "jitted code could not allocate %zu bytes (a memref.alloc "
+                 "or a buffer bufferization made)",
+                 size);
+  else if (rounded >= kHugePageThreshold)
     madvise(memory, rounded, MADV_HUGEPAGE); // advice: failure is harmless
   return memory;
 }
@@ -128,6 +138,19 @@ bool storeMemRef(PyObject *object, const ValueSpec &spec,
     }
     descriptor.size(d) = dims[d];
     descriptor.stride(d) = stride;
+  }
+  // Checked after the static strides, whose message is more precise.
+  if (spec.contiguous && !empty) {
+    int64_t contiguousStride = int64_t{1} << spec.elementShift;
+    for (int d = ndim - 1; d >= 0; --d) {
+      if (dims[d] > 1 && strides[d] != contiguousStride)
+        return fail(PyExc_ValueError, spec,
+                    "the memref type's identity layout means contiguous "
+                    "rows, which the array's are not; pass "
+                    "np.ascontiguousarray(array), or give the parameter a "
+                    "strided layout, e.g. strided<[?, ?], offset: ?>");
+      contiguousStride *= dims[d];
+    }
   }
   char *data = static_cast<char *>(PyArray_DATA(array));
   descriptor.allocated() = data;
@@ -213,10 +236,27 @@ struct UnrankedMemRef {
 
 /// `memrefCopy`, which lowered `memref.copy`s of non-contiguous memrefs
 /// call: copies `source` to `target`, which have the same shape.
+std::string shapeText(MemRefView memref) {
+  std::vector<npy_intp> dims;
+  for (int d = 0; d < memref.rank; ++d)
+    dims.push_back(memref.size(d));
+  return shapeText(memref.rank, dims.data());
+}
+
 void copyMemRef(int64_t elementSize, const UnrankedMemRef *source,
                 const UnrankedMemRef *target) {
   int rank = static_cast<int>(source->rank);
   MemRefView from{source->descriptor, rank}, to{target->descriptor, rank};
+  bool same = target->rank == rank;
+  for (int d = 0; d < rank && same; ++d)
+    same = from.size(d) == to.size(d);
+  if (!same) { // undefined: copy nothing, or stop the call
+    MemRefView into{target->descriptor, static_cast<int>(target->rank)};
+    stopCallWith(PyExc_ValueError,
+                 "memref.copy from shape %s to shape %s: the shapes differ",
+                 shapeText(from).c_str(), shapeText(into).c_str());
+    return;
+  }
   for (int d = 0; d < rank; ++d)
     if (from.size(d) == 0)
       return;
@@ -275,6 +315,7 @@ bool storeMemRefResult(PyObject *object, const ValueSpec &spec,
   // the copy is contiguous whatever the array's strides.
   ValueSpec anyStrides = spec;
   anyStrides.strides.assign(spec.rank(), kDynamic);
+  anyStrides.contiguous = false;
   anyStrides.readOnly = true;
   int rank = PyArray_Check(object)
                  ? PyArray_NDIM(reinterpret_cast<PyArrayObject *>(object))

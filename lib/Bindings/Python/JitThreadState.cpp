@@ -2,6 +2,9 @@
 
 #include "JitThreadState.h"
 
+#include <cstdarg>
+#include <cstdio>
+
 namespace mlir::python::jit {
 
 void PendingError::take() {
@@ -72,6 +75,19 @@ bool runJitted(JitThreadState &state, bool releaseGil, bool stoppable,
   state.released = outerReleased;
   state.gilHeld = outerGilHeld;
   return returned;
+}
+
+void stopCallWith(PyObject *type, const char *format, ...) {
+  JitThreadState &state = threadState();
+  if (!state.stopCall)
+    return;
+  va_list arguments;
+  va_start(arguments, format);
+  std::vsnprintf(state.failureMessage, sizeof state.failureMessage, format,
+                 arguments);
+  va_end(arguments);
+  state.failureType = type;
+  _longjmp(*state.stopCall, 1);
 }
 
 bool raisePendingError() {

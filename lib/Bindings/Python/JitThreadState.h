@@ -55,6 +55,10 @@ struct JitThreadState {
   /// runs between the two. Null while a callback's Python function runs.
   jmp_buf *stopCall = nullptr;
   PendingError error;
+  /// Why a runtime function the jitted code called (an allocation, a copy)
+  /// stopped the call: the exception type and message to raise.
+  PyObject *failureType = nullptr;
+  char failureMessage[256] = {};
   /// The data of read-only arrays passed to the typed calls running on this
   /// thread: callbacks get read-only views of them. Beyond the capacity, all
   /// views are read-only.
@@ -86,6 +90,13 @@ inline JitThreadState &threadState() { return currentThreadState; }
 /// code there: returns false then, and the results were never written.
 bool runJitted(JitThreadState &state, bool releaseGil, bool stoppable,
                void (*run)(void **), void **argument);
+
+/// Stops the typed call running on this thread, if it can be stopped, from a
+/// runtime function its jitted code called: the call raises `type` with the
+/// printf-style message. Returns only if it cannot (no such call, or its
+/// code cannot be jumped over). Needs no GIL.
+[[gnu::format(printf, 2, 3)]] void stopCallWith(PyObject *type,
+                                                const char *format, ...);
 
 /// Raises, and forgets, the exception a callback raised on this thread
 /// during the last call of jitted code, if any: returns false then.

@@ -3,6 +3,7 @@
 #include "JitValues.h"
 #include "PybindUtils.h"
 
+#include "mlir-c/AffineMap.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
@@ -161,6 +162,9 @@ ValueSpec describeValue(MlirType type, std::string label, py::handle dtype,
   spec.strides.assign(rank, kDynamic);
   if (tensor)
     return spec;
+  MlirAttribute layout = mlirMemRefTypeGetLayout(type);
+  spec.contiguous = mlirAttributeIsAAffineMap(layout) &&
+                    mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(layout));
   if (mlirLogicalResultIsFailure(mlirMemRefTypeGetStridesAndOffset(
           type, spec.strides.data(), &spec.offset)))
     throw py::type_error(spec.label + ": the layout of " + text +
@@ -191,14 +195,21 @@ MlirAttribute argumentAttribute(MlirOperation function, intptr_t i,
 /// Whether the function never writes argument `i`: declared
 /// `llvm.readonly`, or a tensor (a value: bufferization copies it before
 /// writing) unless declared `bufferization.writable = true`.
-bool isReadOnly(MlirOperation function, intptr_t i, MlirType type) {
-  if (!mlirAttributeIsNull(argumentAttribute(function, i, "llvm.readonly")))
-    return true;
+bool isReadOnly(MlirOperation function, intptr_t i, MlirType type,
+                const std::string &label) {
   MlirAttribute writable =
       argumentAttribute(function, i, "bufferization.writable");
-  return mlirTypeIsARankedTensor(type) &&
-         !(!mlirAttributeIsNull(writable) && mlirAttributeIsABool(writable) &&
-           mlirBoolAttrGetValue(writable));
+  bool written = !mlirAttributeIsNull(writable) &&
+                 mlirAttributeIsABool(writable) &&
+                 mlirBoolAttrGetValue(writable);
+  if (!mlirAttributeIsNull(argumentAttribute(function, i, "llvm.readonly"))) {
+    if (written) // read-only arrays would be written
+      throw py::type_error(label +
+                           ": declared both llvm.readonly and "
+                           "bufferization.writable = true; declare one");
+    return true;
+  }
+  return mlirTypeIsARankedTensor(type) && !written;
 }
 
 } // namespace
@@ -263,9 +274,10 @@ Signature describeSignature(MlirOperation function, const std::string &name,
   };
   for (intptr_t i = 0; i < numArgs; ++i) {
     MlirType type = mlirFunctionTypeGetInput(functionType, i);
-    signature.args.push_back(describeValue(type, labelOf("argument", i, type),
-                                           dtypes[i],
-                                           isReadOnly(function, i, type)));
+    std::string label = labelOf("argument", i, type);
+    bool readOnly = isReadOnly(function, i, type, label);
+    signature.args.push_back(
+        describeValue(type, std::move(label), dtypes[i], readOnly));
   }
   for (intptr_t i = 0; i < numResults; ++i) {
     MlirType type = mlirFunctionTypeGetResult(functionType, i);

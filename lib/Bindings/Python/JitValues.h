@@ -62,6 +62,10 @@ struct ValueSpec {
   /// Never written by the function (declared `llvm.readonly`, or a tensor):
   /// read-only arrays may be passed.
   bool readOnly = false;
+  /// The identity layout: the code may assume contiguous rows (copy with
+  /// memcpy, collapse dimensions), so each stride must be the contiguous
+  /// one even where the type leaves it dynamic.
+  bool contiguous = false;
   /// `memref<*xT>`: passed as {rank, pointer to a descriptor}, of any rank
   /// (`shape` and `strides` are empty).
   bool unranked = false;

@@ -75,7 +75,7 @@ def _make_jit_function(
     function: Operation,
     dtypes: Sequence[np.dtype[Any] | None],
     release_gil: bool,
-    may_call_back: bool,
+    may_stop: bool,
     stoppable: bool,
     compile: Callable[[], ExecutionEngine],
     errors: list[BaseException] | None = None,
