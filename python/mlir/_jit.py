@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import inspect
+import json
 import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -114,6 +115,26 @@ def _bufferizes(pipeline: str | None) -> bool:
             "bufferization to jit() (BUFFERIZATION_PIPELINE)"
         )
     return True
+
+
+def _refuse_crashing_ops(module: ir.Module) -> None:
+    """Refuses what crashes LLVM 22's lowering rather than lowering it: an
+    expand_shape (tensor or memref) with two dynamic sizes in one group of
+    dimensions makes expand-strided-metadata segfault."""
+    dynamic = str(-(2**63))
+    for op in _walk(module.operation):
+        if op.name not in ("tensor.expand_shape", "memref.expand_shape"):
+            continue
+        sizes = str(op.attributes["static_output_shape"]).split(":", 1)[-1]
+        is_dynamic = [size.strip(" >") == dynamic for size in sizes.split(",")]
+        groups = json.loads(str(op.attributes["reassociation"]))
+        if any(sum(is_dynamic[d] for d in group) > 1 for group in groups):
+            raise ValueError(
+                f"{op.name} with two dynamic sizes in one group of dimensions "
+                "(here " + str(op.attributes["reassociation"]) + ") crashes LLVM 22's "
+                "expand-strided-metadata pass; give all but one size of each group "
+                "statically, or reshape with tensor.reshape/memref.reshape"
+            )
 
 
 def _uses_tensors(module: ir.Module, functions: list[ir.Operation]) -> bool:
@@ -367,6 +388,7 @@ class JitModule:
                 "the module defines no func.func: jit() takes a module before "
                 "it is lowered to the LLVM dialect"
             )
+        _refuse_crashing_ops(module)
         tensors = _uses_tensors(module, functions)
         if tensors:
             _bufferizes(pipeline)  # refuses a pipeline that bufferizes wrongly

@@ -514,6 +514,42 @@ def testMisuse():
         )["w"]
     )
 
+    # A tensor written in place must not share memory with another argument
+    # (bufferization assumed so: the result would be wrong).
+    in_place = jit(ELEMENTWISE)
+    y = np.arange(4, dtype=np.float32)
+    # CHECK: ValueError: argument 1 of 'accumulate_in_place' (tensor<?xf32>): shares memory with argument 0; the function writes it in place (bufferization.writable = true), assuming no other argument does: pass a copy
+    show_error(in_place.accumulate_in_place, y[::-1], y)
+    # CHECK: [3.0, 3.0, 3.0, 3.0]
+    print(in_place.accumulate_in_place(y[::-1].copy(), y).tolist())
+
+    # What crashes LLVM 22's lowering is refused first.
+    # CHECK: ValueError: tensor.expand_shape with two dynamic sizes in one group of dimensions (here {{\[\[}}0, 1]]) crashes LLVM 22's expand-strided-metadata pass
+    show_error(
+        jit,
+        """
+        func.func @e(%x: tensor<?xf32>, %a: index, %b: index) -> tensor<?x?xf32> {
+          %r = tensor.expand_shape %x [[0, 1]] output_shape [%a, %b]
+              : tensor<?xf32> into tensor<?x?xf32>
+          return %r : tensor<?x?xf32>
+        }
+        """,
+    )
+
+    # A callback's array too large to copy says so.
+    huge = jit(
+        """
+        func.func private @make() -> memref<?xf32>
+        func.func @take() -> memref<?xf32> {
+          %r = func.call @make() : () -> memref<?xf32>
+          return %r : memref<?xf32>
+        }
+        """
+    )
+    huge.register("make", lambda: np.broadcast_to(np.float32(1), (1 << 60,)))
+    # CHECK: MemoryError: result 0 of 'make' (memref<?xf32>): cannot allocate 4611686018427387904 bytes for a copy of the returned array
+    show_error(huge.take)
+
     # A raising callback that stops a call leaves no buffer behind (its
     # memref result is never made).
     stopped = jit(

@@ -58,6 +58,7 @@ struct JitFunction {
   size_t frameAlignment = 16;            // vectors may want more
   std::vector<size_t> descriptorOffsets; // for each argument
   std::vector<size_t> memRefArgs;        // the memref arguments' indices
+  std::vector<size_t> writableTensors;   // of tensors written in place
   std::vector<size_t> resultOffsets;     // within the results area
 
   /// The callable's definition: a builtin function calling callJitFunction
@@ -76,6 +77,8 @@ struct JitFunction {
     for (const ValueSpec &arg : args) {
       if (arg.kind == kMemRef)
         memRefArgs.push_back(descriptorOffsets.size());
+      if (arg.writableTensor)
+        writableTensors.push_back(descriptorOffsets.size());
       if (arg.kind == kVector) {
         frameAlignment = std::max(frameAlignment, alignOf(arg));
         offset = alignTo(offset, alignOf(arg));
@@ -222,6 +225,22 @@ PyObject *convertResults(JitFunction &function, char *results,
   return single;
 }
 
+/// Bufferization writes a writable tensor's array in place, assuming no
+/// other argument shares its memory: refuses arguments that do.
+bool checkNoAliasing(const JitFunction &function, PyObject *const *args) {
+  for (size_t i : function.writableTensors)
+    for (size_t j : function.memRefArgs)
+      if (j != i && overlap(args[i], args[j])) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s: shares memory with argument %zu; the function "
+                     "writes it in place (bufferization.writable = true), "
+                     "assuming no other argument does: pass a copy",
+                     function.signature.args[i].label.c_str(), j);
+        return false;
+      }
+  return true;
+}
+
 /// The METH_FASTCALL function of a JitFunction's callable. Its frame area
 /// is sized from the signature alone, never from the arguments: no stack
 /// protector canary (a hot path).
@@ -285,6 +304,8 @@ callJitFunction(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
   }
   if (!function.byPointer && !function.signature.results.empty())
     packed[next++] = results;
+  if (!function.writableTensors.empty() && !checkNoAliasing(function, args))
+    return nullptr;
 
   // The first call compiles the module (and checks the callbacks), once the
   // arguments are known to be right.

@@ -180,6 +180,31 @@ bool storeUnrankedMemRef(PyObject *object, const ValueSpec &spec,
   return storeMemRef(object, spec, MemRefView{area + 2, rank});
 }
 
+namespace {
+
+/// The bytes `array` may address: [first, last).
+std::pair<const char *, const char *> bounds(PyArrayObject *array) {
+  const char *first = static_cast<const char *>(PyArray_DATA(array));
+  const char *last = first + PyArray_ITEMSIZE(array);
+  for (int d = 0; d < PyArray_NDIM(array); ++d) {
+    npy_intp extent = (PyArray_DIM(array, d) - 1) * PyArray_STRIDE(array, d);
+    (extent < 0 ? first : last) += extent;
+  }
+  return {first, last};
+}
+
+} // namespace
+
+bool overlap(PyObject *a, PyObject *b) {
+  auto *x = reinterpret_cast<PyArrayObject *>(a);
+  auto *y = reinterpret_cast<PyArrayObject *>(b);
+  if (PyArray_SIZE(x) == 0 || PyArray_SIZE(y) == 0)
+    return false;
+  auto [aFirst, aLast] = bounds(x);
+  auto [bFirst, bLast] = bounds(y);
+  return aFirst < bLast && bFirst < aLast;
+}
+
 PyObject *memRefToArray(const ValueSpec &spec, MemRefView descriptor,
                         PyObject *base, bool writeable) {
   npy_intp itemsize = PyDataType_ELSIZE(descrOf(spec));
@@ -341,7 +366,10 @@ bool storeMemRefResult(PyObject *object, const ValueSpec &spec,
                 "result with an identity layout or a dynamic offset");
   auto *memory = static_cast<char *>(allocateMemRef(64, PyArray_NBYTES(array)));
   if (!memory) {
-    PyErr_NoMemory();
+    PyErr_Format(PyExc_MemoryError,
+                 "%s: cannot allocate %zd bytes for a copy of the returned "
+                 "array",
+                 spec.label.c_str(), PyArray_NBYTES(array));
     return false;
   }
   Py_INCREF(PyArray_DESCR(array)); // stolen by PyArray_NewFromDescr

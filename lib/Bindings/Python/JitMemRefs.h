@@ -68,6 +68,10 @@ void freeMemRefResult(const ValueSpec &spec, int64_t *target);
 /// in a new buffer, every dynamic size 1 (an unranked one of rank 0).
 void storeZeroMemRef(const ValueSpec &spec, int64_t *target);
 
+/// Whether the memory of numpy arrays `a` and `b` overlaps (by their
+/// bounds).
+bool overlap(PyObject *a, PyObject *b);
+
 /// A numpy array over the memory `descriptor` describes (of its rank). `base`
 /// (stolen) keeps that memory alive, or is null for a view valid only during a
 /// callback.

@@ -160,6 +160,7 @@ ValueSpec describeValue(MlirType type, std::string label, py::handle dtype,
   // A tensor is bufferized to a memref of any strides and offset
   // (jit()'s BUFFERIZATION_PIPELINE): any view of an array passes uncopied.
   spec.strides.assign(rank, kDynamic);
+  spec.writableTensor = tensor && !readOnly;
   if (tensor)
     return spec;
   MlirAttribute layout = mlirMemRefTypeGetLayout(type);

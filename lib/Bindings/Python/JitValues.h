@@ -66,6 +66,9 @@ struct ValueSpec {
   /// memcpy, collapse dimensions), so each stride must be the contiguous
   /// one even where the type leaves it dynamic.
   bool contiguous = false;
+  /// A tensor the function may write in place (`bufferization.writable =
+  /// true`): bufferization assumed no other argument shares its memory.
+  bool writableTensor = false;
   /// `memref<*xT>`: passed as {rank, pointer to a descriptor}, of any rank
   /// (`shape` and `strides` are empty).
   bool unranked = false;
