@@ -333,6 +333,38 @@ MUTANTS = [
         "tests": [PY + "typed_call_review"],
         "why": "a callback reached through ctypes from a callback's Python code jumps over the Python frames to the outer call",
     },
+    {
+        "name": "identity_layout_gaps_accepted",
+        "file": BINDINGS + "JitMemRefs.cpp",
+        "search": "if (spec.contiguous && !empty) {",
+        "replace": "if (false) {",
+        "tests": [PY + "jit_tensors"],
+        "why": "an array with gaps between its rows reaches a memref of the identity layout, which the code copies and collapses as contiguous",
+    },
+    {
+        "name": "vector_results_fortran_order",
+        "file": BINDINGS + "JitMemRefs.cpp",
+        "search": "storage ? NPY_ARRAY_CARRAY : 0, nullptr);",
+        "replace": "NPY_ARRAY_CARRAY, nullptr);",
+        "tests": [PY + "boundary_matrix", PY + "jit_tensors"],
+        "why": "numpy makes a Fortran-ordered array for a vector result: 2-d vectors come back transposed",
+    },
+    {
+        "name": "writable_tensor_aliasing_accepted",
+        "file": BINDINGS + "JitFunction.cpp",
+        "search": "if (!function.writableTensors.empty() && !checkNoAliasing(function, args))",
+        "replace": "if (false)",
+        "tests": [PY + "jit_tensors"],
+        "why": "a tensor written in place shares memory with another argument: bufferization's result is wrong",
+    },
+    {
+        "name": "failed_allocation_goes_on",
+        "file": BINDINGS + "JitMemRefs.cpp",
+        "search": "  if (!memory) // raised by the typed call where it can be stopped",
+        "replace": "  if (false)",
+        "tests": [PY + "jit_tensors"],
+        "why": "a failed jitted allocation returns null and the code writes through it",
+    },
 ]
 
 # Run by CI (`run.py --sample`): one C API mutant, two C++ and two Python.
