@@ -23,8 +23,10 @@ export LD_PRELOAD=$preload${LD_PRELOAD:+:$LD_PRELOAD}
 
 # Options given in the environment (--test_env=ASAN_OPTIONS=...) come last,
 # so they win. No leak checking: shells, pip and CPython leak at exit;
-# --config=lsan turns it on in lit tests (test/lit.cfg.py).
-export ASAN_OPTIONS=detect_leaks=0:check_initialization_order=1:strict_init_order=1:quarantine_size_mb=16${ASAN_OPTIONS:+:$ASAN_OPTIONS}
+# --config=lsan turns it on in lit tests (test/lit.cfg.py). Allocations too
+# large return null, as glibc's do: tests check that jitted code's failed
+# allocations raise MemoryError.
+export ASAN_OPTIONS=detect_leaks=0:check_initialization_order=1:strict_init_order=1:quarantine_size_mb=16:allocator_may_return_null=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}
 # Python objects as malloc blocks, which ASan checks and LeakSanitizer scans
 # (they do not see into pymalloc's arenas).
