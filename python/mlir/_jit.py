@@ -38,6 +38,7 @@ __all__ = ["JitModule", "jit", "DEFAULT_PIPELINE", "BUFFERIZATION_PIPELINE", "FA
 # code calls memrefCopy and the allocation functions _mlir_memref_to_llvm_*,
 # which jit() registers on its engine.
 _LOWERING = (
+    "convert-bufferization-to-memref,"
     "convert-linalg-to-loops,"
     "convert-vector-to-scf,"
     "func.func(convert-complex-to-standard),"
@@ -72,11 +73,12 @@ DEFAULT_PIPELINE = f"builtin.module({_LOWERING})"
 _BUFFERIZATION = (
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=fully-dynamic-layout-map},"
-    "buffer-deallocation-pipeline,"
-    "convert-bufferization-to-memref"
+    "buffer-deallocation-pipeline"
 )
 # Runs first on a module that uses tensors, unless its pipeline bufferizes
-# (as FAST_PIPELINE does).
+# (as FAST_PIPELINE does). The deallocation pass makes every result the
+# caller's own, cloning a returned argument: jit() then returns the
+# argument itself instead, which the caller gets as a view of its array.
 BUFFERIZATION_PIPELINE = f"builtin.module({_BUFFERIZATION})"
 
 # The schedule of schedules/fast.mlir (tiling, packing and vectorizing
@@ -460,6 +462,7 @@ class JitModule:
                     "it may not memref.dealloc)",
                     error.error_diagnostics,
                 ) from None
+            _native._unclone_returned_arguments(module)
         PassManager.parse(pipeline or DEFAULT_PIPELINE, context=module.context).run(module)
         if state.slots:
             _native._add_callback_trampolines(module, list(state.slots.values()))

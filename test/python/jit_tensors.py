@@ -66,6 +66,47 @@ func.func @accumulate_in_place(%x: tensor<?xf32>,
 """
 
 
+# CHECK-LABEL: TEST: testResultsThatAreArguments
+def testResultsThatAreArguments():
+    # A result that is an argument, or a slice of one, is a view of the
+    # argument's array (read-only if it is); a new tensor owns new memory.
+    module = jit(
+        """
+        func.func @same(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) {
+          %c0 = arith.constant 0 : index
+          %n = tensor.dim %x, %c0 : tensor<?xf32>
+          %e = tensor.empty(%n) : tensor<?xf32>
+          return %x, %x, %e : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>
+        }
+        func.func @tail(%x: tensor<?xf32>) -> tensor<?xf32> {
+          %c0 = arith.constant 0 : index
+          %c1 = arith.constant 1 : index
+          %n = tensor.dim %x, %c0 : tensor<?xf32>
+          %m = arith.subi %n, %c1 : index
+          %s = tensor.extract_slice %x[1] [%m] [1] : tensor<?xf32> to tensor<?xf32>
+          return %s : tensor<?xf32>
+        }
+        """
+    )
+    x = np.arange(10, dtype=np.float32)[::2]
+    a, b, new = module.same(x)
+    # CHECK: True True False True
+    print(
+        np.shares_memory(a, x), np.shares_memory(b, x), np.shares_memory(new, x), a.flags.writeable
+    )
+    frozen = np.arange(4, dtype=np.float32)
+    frozen.flags.writeable = False
+    tail = module.tail(frozen)
+    # CHECK: [1.0, 2.0, 3.0] True False
+    print(tail.tolist(), np.shares_memory(tail, frozen), tail.flags.writeable)
+    before = heap_bytes_in_use()
+    for _ in range(1000):
+        module.same(x)
+        module.tail(frozen)
+    # CHECK: no leak: True
+    print("no leak:", heap_bytes_in_use() - before < 1 << 20)
+
+
 # CHECK-LABEL: TEST: testElementwiseOnTensors
 def testElementwiseOnTensors():
     module = jit(ELEMENTWISE)
@@ -640,6 +681,7 @@ def testFastPipeline():
     )
 
 
+run(testResultsThatAreArguments)
 run(testElementwiseOnTensors)
 run(testMatmulAndReductions)
 run(testTemporariesAreFreed)

@@ -493,6 +493,16 @@ void populateJitFunctions(py::module_ &m) {
       "`bufferization.writable = false` unless they say otherwise.");
 
   m.def(
+      "_unclone_returned_arguments",
+      [](py::object module) {
+        uncloneReturnedArguments(unwrapCapsule(
+            module, mlirPythonCapsuleToModule, "an mlir.ir.Module"));
+      },
+      py::arg("module"),
+      "After bufferization: return arguments (or views of them) that the "
+      "deallocation pass cloned, so that results alias them.");
+
+  m.def(
       "_raise_callback_error",
       []() {
         if (!raisePendingError())

@@ -255,6 +255,63 @@ void markTensorArgumentsImmutable(MlirOperation function) {
         mlirArrayAttrGet(context, dictionaries.size(), dictionaries.data()));
 }
 
+namespace {
+
+bool isNamed(MlirOperation op, const char *name) {
+  MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(op));
+  return mlirStringRefEqual(opName, mlirStringRefCreateFromCString(name));
+}
+
+/// Whether `value` is an argument of `function`, or a view of one (through
+/// ops whose result shares their first operand's buffer).
+bool viewsArgumentOf(MlirValue value, MlirBlock entry) {
+  static const char *const views[] = {
+      "memref.cast",         "memref.subview",        "memref.reinterpret_cast",
+      "memref.expand_shape", "memref.collapse_shape", "memref.transpose"};
+  while (mlirValueIsAOpResult(value)) {
+    MlirOperation op = mlirOpResultGetOwner(value);
+    if (std::none_of(std::begin(views), std::end(views),
+                     [&](const char *name) { return isNamed(op, name); }))
+      return false;
+    value = mlirOperationGetOperand(op, 0);
+  }
+  return mlirBlockEqual(mlirBlockArgumentGetOwner(value), entry);
+}
+
+} // namespace
+
+void uncloneReturnedArguments(MlirModule module) {
+  for (MlirOperation function =
+           mlirBlockGetFirstOperation(mlirModuleGetBody(module));
+       !mlirOperationIsNull(function);
+       function = mlirOperationGetNextInBlock(function)) {
+    if (!isNamed(function, "func.func"))
+      continue;
+    MlirRegion body = mlirOperationGetRegion(function, 0);
+    MlirBlock entry = mlirRegionGetFirstBlock(body);
+    std::vector<MlirOperation> clones;
+    for (MlirBlock block = entry; !mlirBlockIsNull(block);
+         block = mlirBlockGetNextInRegion(block))
+      for (MlirOperation op = mlirBlockGetFirstOperation(block);
+           !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+        if (!isNamed(op, "bufferization.clone"))
+          continue;
+        MlirOpOperand use = mlirValueGetFirstUse(mlirOperationGetResult(op, 0));
+        if (mlirOpOperandIsNull(use) ||
+            !mlirOpOperandIsNull(mlirOpOperandGetNextUse(use)) ||
+            !isNamed(mlirOpOperandGetOwner(use), "func.return") ||
+            !viewsArgumentOf(mlirOperationGetOperand(op, 0), entry))
+          continue;
+        clones.push_back(op);
+      }
+    for (MlirOperation clone : clones) {
+      mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(clone, 0),
+                                    mlirOperationGetOperand(clone, 0));
+      mlirOperationDestroy(clone);
+    }
+  }
+}
+
 Signature describeSignature(MlirOperation function, const std::string &name,
                             py::sequence dtypes) {
   MlirAttribute typeAttr = mlirOperationGetAttributeByName(
