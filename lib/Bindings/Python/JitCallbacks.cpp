@@ -111,6 +111,8 @@ bool storeCallbackResults(CallbackSlot &slot, PyObject *returned,
                  Py_TYPE(returned)->tp_name);
     return false;
   }
+  if (specs.size() == 1 && specs[0].kind < kMemRef) // a scalar: hot
+    return storeScalar(returned, specs[0], resultSlots);
   if (specs.size() == 1)
     return storeResultValues(slot, &returned, resultSlots);
   if (!PyTuple_Check(returned)) {

@@ -112,8 +112,10 @@ void uncloneReturnedArguments(MlirModule module);
 /// descriptor.
 size_t sizeOf(const ValueSpec &spec);
 size_t alignOf(const ValueSpec &spec);
+/// `value` rounded up to `alignment`, a power of two (a mask, not a
+/// division: the typed call's frame is aligned on every call).
 inline size_t alignTo(size_t value, size_t alignment) {
-  return (value + alignment - 1) / alignment * alignment;
+  return (value + alignment - 1) & ~(alignment - 1);
 }
 
 /// The LLVM dialect type of `spec`'s value in the C interface (a memref's
