@@ -177,8 +177,8 @@ ValueSpec describeValue(MlirType type, std::string label, py::handle dtype,
     spec.offset = kDynamic;
   // Static strides are checked one by one: only dynamic ones (outer
   // dimensions of dynamic size) need the contiguity check.
-  spec.contiguous &= std::count(spec.strides.begin(), spec.strides.end(),
-                                kDynamic) > 0;
+  spec.contiguous &=
+      std::count(spec.strides.begin(), spec.strides.end(), kDynamic) > 0;
   return spec;
 }
 
