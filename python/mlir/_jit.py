@@ -14,6 +14,7 @@ import ctypes
 import inspect
 import json
 import os
+import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -90,6 +91,23 @@ FAST_PIPELINE = (
     f'transform-preload-library{{transform-library-paths={{"{_FAST_SCHEDULE}"}}}},'
     f"transform-interpreter,{_BUFFERIZATION},{_LOWERING})"
 )
+# What FAST_PIPELINE runs on a module whose matmuls the schedule cannot take.
+_FAST_UNSCHEDULED = f"builtin.module({_BUFFERIZATION},{_LOWERING})"
+# The element types the schedule vectorizes correctly: LLVM 22's
+# transform interpreter crashes on complex matmuls, and vectorized i1 loads
+# treat bytes as packed bits.
+_FAST_ELEMENT_TYPES = {"f16", "bf16", "f32", "f64", "i8", "i16", "i32", "i64"}
+_SHAPED_ELEMENT = re.compile(r"\b(?:tensor|memref)<(?:(?:\?|\d+)x)*(\w+(?:<[^>]*>)?)")
+
+
+def _fast_schedule_applies(module: ir.Module) -> bool:
+    """Whether every linalg.matmul of `module` has element types the
+    FAST_PIPELINE schedule takes."""
+    return all(
+        set(_SHAPED_ELEMENT.findall(str(op))) <= _FAST_ELEMENT_TYPES
+        for op in _walk(module.operation)
+        if op.name == "linalg.matmul"
+    )
 
 
 def _dtypes(function_type: ir.FunctionType) -> list[np.dtype[Any] | None]:
@@ -141,13 +159,18 @@ def _refuse_crashing_ops(module: ir.Module) -> None:
 
 def _uses_tensors(module: ir.Module, functions: list[ir.Operation]) -> bool:
     """Whether the module needs bufferizing: a function takes or returns a
-    tensor, or an op of the tensor or bufferization dialect makes one."""
+    tensor, an op of the tensor or bufferization dialect makes one, or a
+    constant is one."""
     # Printed: ranked or unranked, a tensor type prints as "tensor<...>".
     if any("tensor<" in str(op.attributes["function_type"]) for op in functions):
         return True
-    return _contains(
-        module.operation, lambda op: op.name.split(".")[0] in ("tensor", "bufferization")
-    )
+
+    def makes_tensor(op: ir.Operation) -> bool:
+        if op.name == "arith.constant":
+            return str(op.attributes["value"].type).startswith("tensor<")
+        return op.name.split(".")[0] in ("tensor", "bufferization")
+
+    return _contains(module.operation, makes_tensor)
 
 
 def _releases_gil(function: ir.Operation, callbacks: set[str]) -> bool:
@@ -463,6 +486,8 @@ class JitModule:
                     error.error_diagnostics,
                 ) from None
             _native._unclone_returned_arguments(module)
+        if pipeline == FAST_PIPELINE and not _fast_schedule_applies(module):
+            pipeline = _FAST_UNSCHEDULED
         PassManager.parse(pipeline or DEFAULT_PIPELINE, context=module.context).run(module)
         if state.slots:
             _native._add_callback_trampolines(module, list(state.slots.values()))

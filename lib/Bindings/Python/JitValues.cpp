@@ -8,6 +8,9 @@
 #include "mlir-c/BuiltinTypes.h"
 
 #include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
 
 namespace py = pybind11;
 
@@ -282,14 +285,51 @@ bool viewsArgumentOf(MlirValue value, MlirBlock entry) {
   return mlirBlockEqual(mlirBlockArgumentGetOwner(value), entry);
 }
 
+/// The names of the functions the module's own code refers to (calls, or
+/// takes as a value), found with an explicit stack: IR may nest deeply.
+std::set<std::string> referencedFunctions(MlirModule module) {
+  std::set<std::string> names;
+  std::vector<MlirOperation> stack{mlirModuleGetOperation(module)};
+  while (!stack.empty()) {
+    MlirOperation op = stack.back();
+    stack.pop_back();
+    for (const char *name : {"callee", "value"}) {
+      MlirAttribute attribute = mlirOperationGetAttributeByName(
+          op, mlirStringRefCreateFromCString(name));
+      if (!mlirAttributeIsNull(attribute) &&
+          mlirAttributeIsAFlatSymbolRef(attribute)) {
+        MlirStringRef value = mlirFlatSymbolRefAttrGetValue(attribute);
+        names.emplace(value.data, value.length);
+      }
+    }
+    for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); ++r)
+      for (MlirBlock block =
+               mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
+           !mlirBlockIsNull(block); block = mlirBlockGetNextInRegion(block))
+        for (MlirOperation inner = mlirBlockGetFirstOperation(block);
+             !mlirOperationIsNull(inner);
+             inner = mlirOperationGetNextInBlock(inner))
+          stack.push_back(inner);
+  }
+  return names;
+}
+
 } // namespace
 
 void uncloneReturnedArguments(MlirModule module) {
+  // A function the module calls keeps its clones: the caller's deallocation
+  // owns (and frees) what a call returns.
+  std::set<std::string> referenced = referencedFunctions(module);
   for (MlirOperation function =
            mlirBlockGetFirstOperation(mlirModuleGetBody(module));
        !mlirOperationIsNull(function);
        function = mlirOperationGetNextInBlock(function)) {
     if (!isNamed(function, "func.func"))
+      continue;
+    MlirAttribute symbol = mlirOperationGetAttributeByName(
+        function, mlirStringRefCreateFromCString("sym_name"));
+    MlirStringRef name = mlirStringAttrGetValue(symbol);
+    if (referenced.count(std::string(name.data, name.length)))
       continue;
     MlirRegion body = mlirOperationGetRegion(function, 0);
     MlirBlock entry = mlirRegionGetFirstBlock(body);

@@ -104,8 +104,8 @@ void markTensorArgumentsImmutable(MlirOperation function);
 /// buffer that is (a view of) an argument so that every result is the
 /// caller's own: returns the argument itself instead, so that the caller
 /// gets a view of its array, as for memrefs. Only clones whose one use is a
-/// `func.return` of a function of `module`, and whose operand is an
-/// argument of that function or a view of one.
+/// `func.return` of a function of `module` that no code of the module calls,
+/// and whose operand is an argument of that function or a view of one.
 void uncloneReturnedArguments(MlirModule module);
 
 /// Size and alignment of a value held in memory: memrefs as their

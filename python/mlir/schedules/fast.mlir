@@ -11,6 +11,9 @@
 // - its padding and copy back written as linalg.fill and linalg.copy, which
 //   LLVM vectorizes (as tensor.pad they bufferize to memrefCopy calls: 4
 //   times slower).
+// Patterns and CSE run only inside the matmul's own loop nest: on the whole
+// function they could replace another matmul that foreach_match has yet to
+// visit (a use after free in the interpreter).
 // Other ops are left to DEFAULT_PIPELINE's lowering: vectorizing
 // elementwise ops on arguments of dynamic strides gives scalar gathers,
 // slower than the loops LLVM vectorizes itself.
@@ -29,8 +32,6 @@ module attributes {transform.with_named_sequence} {
       %op: !transform.any_op {transform.consumed}) {
     transform.sequence %op : !transform.any_op failures(suppress) {
     ^bb0(%matmul: !transform.any_op):
-      %function = transform.get_parent_op %matmul {op_name = "func.func"}
-        : (!transform.any_op) -> !transform.any_op
       %block, %blockLoops:3 = transform.structured.tile_using_for %matmul
         tile_sizes [64, 128, 512]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
@@ -48,18 +49,18 @@ module attributes {transform.with_named_sequence} {
                                   !transform.any_op, !transform.any_op)
       transform.structured.vectorize %tile {create_named_contraction}
         : !transform.any_op
-      transform.apply_patterns to %function {
+      transform.apply_patterns to %blockLoops#0 {
         transform.apply_patterns.vector.lower_contraction
           lowering_strategy = "outerproduct"
         transform.apply_patterns.vector.lower_outerproduct
         transform.apply_patterns.canonicalization
       } : !transform.any_op
-      transform.apply_cse to %function : !transform.any_op
+      transform.apply_cse to %blockLoops#0 : !transform.any_op
       transform.loop.hoist_loop_invariant_subsets %tileLoops#2 : !transform.any_op
-      transform.apply_patterns to %function {
+      transform.apply_patterns to %blockLoops#0 {
         transform.apply_patterns.canonicalization
       } : !transform.any_op
-      transform.apply_cse to %function : !transform.any_op
+      transform.apply_cse to %blockLoops#0 : !transform.any_op
       %padding = transform.structured.rewrite_in_destination_passing_style %pad
         : (!transform.any_op) -> !transform.any_op
       transform.structured.insert_slice_to_copy %padding
