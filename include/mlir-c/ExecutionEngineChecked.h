@@ -23,6 +23,76 @@ extern "C" {
 #endif
 
 //===----------------------------------------------------------------------===//
+// Options, and the persistent object cache.
+//===----------------------------------------------------------------------===//
+
+/// How to create an engine. Start from
+/// `mlirExecutionEngineOptionsGetDefault()`, which matches
+/// `mlirExecutionEngineCreate`'s behaviour, and set fields.
+typedef struct MlirExecutionEngineOptions {
+  /// 0 to 3: the optimization and code generation level.
+  int optLevel;
+  int numSharedLibPaths;
+  const MlirStringRef *sharedLibPaths;
+  bool enableObjectDump;
+  bool enablePIC;
+  /// Tell GDB about jitted code, so that backtraces name its functions.
+  bool enableGDBListener;
+  /// Tell perf about jitted code (where LLVM was built with perf support).
+  bool enablePerfListener;
+  /// A directory for the persistent object cache, shared by processes; empty
+  /// for none. An engine whose key is there loads the object instead of
+  /// translating, optimizing and compiling the module; otherwise it stores
+  /// the object it compiles. The key covers `cacheKey` (or the module), the
+  /// opt level, PIC, the shared libraries' paths, sizes and modification
+  /// times, LLVM's version, the host's triple, CPU and features, and the
+  /// cache's format. At most `MLIR_JIT_CACHE_MAX_BYTES` (default 1 GiB) stay,
+  /// the least recently used going first.
+  MlirStringRef cacheDir;
+  /// What the key covers instead of the module's generic printed form, such
+  /// as the source text and pass pipeline the module was lowered from; empty
+  /// for the module.
+  MlirStringRef cacheKey;
+  /// Called when the cache cannot be used (such as an unwritable directory):
+  /// the engine compiles as it would without one. May be NULL.
+  MlirStringCallback onCacheWarning;
+  void *cacheWarningUserData;
+} MlirExecutionEngineOptions;
+
+/// The options `mlirExecutionEngineCreate` uses at opt level 2: no shared
+/// libraries, object dumps and PIC off, GDB and perf listeners on (as
+/// upstream's engine), no cache.
+MLIR_CAPI_EXPORTED MlirExecutionEngineOptions
+mlirExecutionEngineOptionsGetDefault(void);
+
+/// Like `mlirExecutionEngineCreateChecked`, with `options`.
+MLIR_CAPI_EXPORTED MlirExecutionEngine mlirExecutionEngineCreateWithOptions(
+    MlirModule op, const MlirExecutionEngineOptions *options,
+    MlirStringCallback onError, void *userData);
+
+/// An engine made from the cache alone, without a module: `options` must
+/// name a cache directory and a `cacheKey`. Returns a null engine without
+/// calling `onError` if the cache holds no entry for them (then create the
+/// engine from the module with the same options, which stores one); calls
+/// `onError` for any other failure.
+MLIR_CAPI_EXPORTED MlirExecutionEngine
+mlirExecutionEngineCreateFromCache(const MlirExecutionEngineOptions *options,
+                                   MlirStringCallback onError, void *userData);
+
+/// What the object cache did in this process.
+typedef struct MlirExecutionEngineCacheStatistics {
+  /// Entries loaded, and keys looked for and not found (or found damaged).
+  int64_t hits, misses;
+  /// Entries written.
+  int64_t stores;
+  /// Modules compiled to object code, by any engine.
+  int64_t compilations;
+} MlirExecutionEngineCacheStatistics;
+
+MLIR_CAPI_EXPORTED MlirExecutionEngineCacheStatistics
+mlirExecutionEngineGetCacheStatistics(void);
+
+//===----------------------------------------------------------------------===//
 // Checked API: each reports a failure and its reason through `onError`
 // (called once with the whole message, may be NULL) instead of aborting or
 // printing to stderr.

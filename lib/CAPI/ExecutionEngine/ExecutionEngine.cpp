@@ -1,29 +1,34 @@
 //===- ExecutionEngine.cpp - C API for MLIR JIT ---------------------------===//
 //
-// The ExecutionEngine C API over mlir::ExecutionEngine. An MlirExecutionEngine
-// points to a JitEngine, which adds what the checked API needs to know: which
-// names are defined (by the module or by registration) and whether the module
-// has been compiled, after which registering a symbol can no longer help.
+// The ExecutionEngine C API over this project's OrcEngine. An
+// MlirExecutionEngine points to a JitEngine, which adds what the checked API
+// needs to know: which names are defined (by the module or by registration)
+// and whether the module has been linked, after which registering a symbol
+// can no longer help. With a cache directory, the object and what the
+// JitEngine knows of the module are stored together, so that a later engine
+// needs neither the module's translation nor its compilation.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mlir-c/ExecutionEngineChecked.h"
 
+#include "ObjectStore.h"
+#include "OrcEngine.h"
+
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
-#include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/IR/GCStrategy.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
@@ -35,12 +40,15 @@
 #include <string>
 
 using namespace mlir;
+using mlir_execution_engine::OrcEngine;
 
 namespace {
 
 struct JitEngine {
-  std::unique_ptr<ExecutionEngine> engine;
+  std::unique_ptr<OrcEngine> engine;
   bool enableObjectDump = false;
+  /// The object code, kept for dumps.
+  std::string object;
   bool hasSharedLibraries = false;
   /// Names the module defines, including the `_mlir_` packed wrappers the
   /// engine generates for each function.
@@ -56,7 +64,7 @@ struct JitEngine {
   llvm::StringMap<std::string> declaredFunctionTypes;
   /// A defined function, looked up to force compilation.
   std::string anyFunction;
-  /// Guards `registeredSymbols` and the transition to `compiled`.
+  /// Guards `registeredSymbols` and the transition to `compiled` (linked).
   std::mutex mutex;
   llvm::StringSet<> registeredSymbols;
   std::atomic<bool> compiled{false};
@@ -148,6 +156,62 @@ void collectModuleSymbols(Operation *module, JitEngine &jit) {
   }
 }
 
+/// What `collectModuleSymbols` found, for the cache: records of a kind
+/// ("D" defined, "P" packed argument count, "U" declared, "T" declared
+/// function type, "A" any function) and strings, each `<length>:<bytes>`.
+std::string serializeModuleSymbols(const JitEngine &jit) {
+  std::string out;
+  auto field = [&](llvm::StringRef text) {
+    out += std::to_string(text.size()) + ":" + text.str();
+  };
+  for (const auto &name : jit.moduleSymbols)
+    field("D"), field(name.getKey());
+  for (const auto &count : jit.numPackedArguments)
+    field("P"), field(count.getKey()), field(std::to_string(count.second));
+  for (const std::string &name : jit.declaredSymbols)
+    field("U"), field(name);
+  for (const auto &type : jit.declaredFunctionTypes)
+    field("T"), field(type.getKey()), field(type.second);
+  field("A"), field(jit.anyFunction);
+  return out;
+}
+
+/// Reads what `serializeModuleSymbols` wrote; false if it is malformed.
+bool deserializeModuleSymbols(llvm::StringRef in, JitEngine &jit) {
+  auto field = [&](std::string &text) {
+    auto [length, rest] = in.split(':');
+    size_t size;
+    if (length.getAsInteger(10, size) || size > rest.size())
+      return false;
+    text = rest.substr(0, size).str();
+    in = rest.drop_front(size);
+    return true;
+  };
+  std::string kind, name, value;
+  while (!in.empty()) {
+    if (!field(kind) || !field(name))
+      return false;
+    if (kind == "D") {
+      jit.moduleSymbols.insert(name);
+    } else if (kind == "U") {
+      jit.declaredSymbols.push_back(name);
+    } else if (kind == "A") {
+      jit.anyFunction = name;
+    } else if (kind == "P" || kind == "T") {
+      if (!field(value))
+        return false;
+      if (kind == "T")
+        jit.declaredFunctionTypes[name] = value;
+      else if (llvm::StringRef(value).getAsInteger(
+                   10, jit.numPackedArguments[name]))
+        return false;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
 /// The symbols the module declares that nothing defines (not registered,
 /// not in the process or a loaded library), as a list for messages.
 std::string findMissingSymbols(JitEngine &jit) {
@@ -167,8 +231,8 @@ std::string describeMissingSymbols(const std::string &missing) {
          "the shared library that defines them";
 }
 
-/// Explains a failed compilation: ORC's own error names only the symbols it
-/// could not materialize, and reports the missing ones on stderr.
+/// Explains a failed link: ORC's own error names the symbols it could not
+/// materialize, and those it lacked only among the session's errors.
 std::string explainCompileFailure(JitEngine &jit, llvm::Error error) {
   std::string message = llvm::toString(std::move(error));
   std::string missing = findMissingSymbols(jit);
@@ -261,23 +325,20 @@ float truncDFBF2(double value) {
 
 /// Defines the compiler-runtime functions jitted code may call that this
 /// process lacks.
-void defineMissingRuntimeFunctions(ExecutionEngine &engine) {
+llvm::Error defineMissingRuntimeFunctions(OrcEngine &engine) {
   std::pair<const char *, void *> functions[] = {
       {"__truncsfbf2", reinterpret_cast<void *>(&truncSFBF2)},
       {"__truncdfbf2", reinterpret_cast<void *>(&truncDFBF2)},
   };
-  engine.registerSymbols([&](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap symbols;
-    for (auto [name, address] : functions)
-      if (!llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(name))
-        symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
-                                   llvm::JITSymbolFlags::Exported};
-    return symbols;
-  });
+  for (auto [name, address] : functions)
+    if (!llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(name))
+      if (llvm::Error error = engine.define(name, address))
+        return error;
+  return llvm::Error::success();
 }
 
 /// Looks up `name` (its packed wrapper if `packed`). Looking up a symbol of
-/// the module compiles the module.
+/// the module links the module.
 void *lookup(JitEngine &jit, llvm::StringRef name, bool packed,
              std::string &error) {
   if (name.contains('\0')) {
@@ -288,9 +349,9 @@ void *lookup(JitEngine &jit, llvm::StringRef name, bool packed,
   std::string symbol = packed ? ("_mlir_" + name).str() : name.str();
   if (jit.moduleSymbols.contains(symbol) && !jit.compiled) {
     // Without shared libraries (whose init functions may define symbols
-    // invisible here), missing symbols are known before compiling: report
-    // them and leave the engine usable, rather than fail a compilation that
-    // ORC reports on stderr and that no later registration can repair.
+    // invisible here), missing symbols are known before linking: report them
+    // and leave the engine usable, rather than fail a link that no later
+    // registration can repair.
     if (!jit.hasSharedLibraries) {
       std::string missing = findMissingSymbols(jit);
       if (!missing.empty()) {
@@ -300,22 +361,15 @@ void *lookup(JitEngine &jit, llvm::StringRef name, bool packed,
     }
     jit.compiled = true;
   }
-  if (packed) {
-    auto fn = jit.engine->lookupPacked(name);
-    if (fn)
-      return reinterpret_cast<void *>(*fn);
-    error = explainCompileFailure(jit, fn.takeError());
-    return nullptr;
-  }
-  auto address = jit.engine->lookup(name);
+  auto address = jit.engine->lookup(symbol);
   if (address)
     return *address;
   error = explainCompileFailure(jit, address.takeError());
   return nullptr;
 }
 
-/// Compiles the module, so that missing symbols are reported as an error
-/// rather than aborting inside the engine's own compilation.
+/// Links the module, so that missing symbols are reported as an error
+/// before anything runs.
 LogicalResult compile(JitEngine &jit, std::string &error) {
   if (jit.anyFunction.empty()) {
     jit.compiled = true;
@@ -331,67 +385,15 @@ LogicalResult compile(JitEngine &jit, std::string &error) {
 // Checked API.
 //===----------------------------------------------------------------------===//
 
-extern "C" MlirExecutionEngine
-mlirExecutionEngineCreateChecked(MlirModule op, int optLevel, int numPaths,
-                                 const MlirStringRef *sharedLibPaths,
-                                 bool enableObjectDump, bool enablePIC,
-                                 MlirStringCallback onError, void *userData) {
-  auto fail = [&](llvm::StringRef message) {
-    report(onError, userData, message);
-    return MlirExecutionEngine{nullptr};
-  };
-  if (mlirModuleIsNull(op))
-    return fail("cannot create an ExecutionEngine from a null module");
-  if (optLevel < 0 || optLevel > 3)
-    return fail("optimization level " + std::to_string(optLevel) +
-                " is out of range: use 0, 1, 2 or 3");
-  if (numPaths < 0 || (numPaths > 0 && !sharedLibPaths))
-    return fail("invalid list of shared library paths");
+namespace {
 
-  static bool targetInitialized = [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmParser();
-    llvm::InitializeNativeTargetAsmPrinter();
-    return true;
-  }();
-  (void)targetInitialized;
-
-  ModuleOp module = unwrap(op);
-  for (const std::string &refusal :
-       {findNulSymbol(module), findUnknownGarbageCollector(module)})
-    if (!refusal.empty())
-      return fail(refusal);
+/// The module as LLVM IR, or the diagnostics of what cannot be translated.
+std::unique_ptr<llvm::Module>
+translate(ModuleOp module, llvm::LLVMContext &llvmContext, std::string &error) {
   MLIRContext &context = *module->getContext();
   registerBuiltinDialectTranslation(context);
   registerLLVMDialectTranslation(context);
   registerOpenMPDialectTranslation(context);
-
-  llvm::SmallVector<llvm::StringRef> libPaths;
-  for (int i = 0; i < numPaths; ++i)
-    libPaths.push_back(unwrap(sharedLibPaths[i]));
-  std::string error;
-  if (failed(checkSharedLibraries(libPaths, error)))
-    return fail(error);
-
-  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!builder)
-    return fail("cannot detect the host target: " +
-                llvm::toString(builder.takeError()));
-  if (enablePIC)
-    builder->setRelocationModel(llvm::Reloc::PIC_);
-  auto targetMachine = builder->createTargetMachine();
-  if (!targetMachine)
-    return fail("cannot create a target machine for the host: " +
-                llvm::toString(targetMachine.takeError()));
-
-  auto transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
-                                               targetMachine->get());
-  ExecutionEngineOptions options;
-  options.transformer = transformer;
-  options.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(optLevel);
-  options.sharedLibPaths = libPaths;
-  options.enableObjectDump = enableObjectDump;
-
   // Translation failures are reported as diagnostics on the context: collect
   // them for the error message instead of letting them reach stderr.
   std::string diagnostics;
@@ -402,22 +404,185 @@ mlirExecutionEngineCreateChecked(MlirModule op, int optLevel, int numPaths,
       printDiagnostic(diagnosticStream, note, "note");
     return success();
   });
-  auto engine =
-      ExecutionEngine::create(module, options, std::move(*targetMachine));
-  if (!engine) {
-    std::string message = llvm::toString(engine.takeError());
-    if (!diagnostics.empty())
-      message += ":\n" + diagnostics;
-    return fail(message);
-  }
+  auto llvmModule = translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule)
+    error = "could not convert to LLVM IR" +
+            (diagnostics.empty() ? "" : ":\n" + diagnostics);
+  return llvmModule;
+}
 
-  defineMissingRuntimeFunctions(**engine);
-  auto *jit = new JitEngine;
+/// Creates an engine for `op`, or from the cache alone if `op` is null
+/// (returning null with `error` empty on a miss).
+JitEngine *createEngine(MlirModule op,
+                        const MlirExecutionEngineOptions &options,
+                        std::string &error) {
+  auto fail = [&](llvm::StringRef message) -> JitEngine * {
+    error = message.str();
+    return nullptr;
+  };
+  if (options.optLevel < 0 || options.optLevel > 3)
+    return fail("optimization level " + std::to_string(options.optLevel) +
+                " is out of range: use 0, 1, 2 or 3");
+  if (options.numSharedLibPaths < 0 ||
+      (options.numSharedLibPaths > 0 && !options.sharedLibPaths))
+    return fail("invalid list of shared library paths");
+  llvm::StringRef cacheDir = unwrap(options.cacheDir);
+  llvm::StringRef cacheKey = unwrap(options.cacheKey);
+  if (cacheDir.contains('\0'))
+    return fail("the cache directory '" + nameWithNul(cacheDir) +
+                "' contains a NUL character");
+
+  static bool targetInitialized = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmParser();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)targetInitialized;
+
+  ModuleOp module = mlirModuleIsNull(op) ? ModuleOp() : unwrap(op);
+  if (module)
+    for (const std::string &refusal :
+         {findNulSymbol(module), findUnknownGarbageCollector(module)})
+      if (!refusal.empty())
+        return fail(refusal);
+
+  llvm::SmallVector<llvm::StringRef> libPaths;
+  for (int i = 0; i < options.numSharedLibPaths; ++i)
+    libPaths.push_back(unwrap(options.sharedLibPaths[i]));
+  if (failed(checkSharedLibraries(libPaths, error)))
+    return nullptr;
+
+  std::string key;
+  std::optional<mlir_execution_engine::StoredObject> stored;
+  if (!cacheDir.empty()) {
+    std::string content = cacheKey.str();
+    if (content.empty()) {
+      llvm::raw_string_ostream os(content);
+      module->print(os,
+                    OpPrintingFlags().printGenericOpForm().enableDebugInfo());
+    }
+    key = mlir_execution_engine::objectKey(
+        mlir_execution_engine::describeKeyEnvironment(
+            options.optLevel, options.enablePIC, libPaths),
+        content);
+    stored = mlir_execution_engine::loadObject(cacheDir, key);
+  }
+  if (!module && !stored)
+    return nullptr;
+
+  mlir_execution_engine::OrcEngineOptions orcOptions;
+  orcOptions.optLevel = options.optLevel;
+  orcOptions.enablePIC = options.enablePIC;
+  orcOptions.enableGDBListener = options.enableGDBListener;
+  orcOptions.enablePerfListener = options.enablePerfListener;
+  orcOptions.sharedLibPaths = libPaths;
+  auto engine = OrcEngine::create(orcOptions);
+  if (!engine)
+    return fail("cannot set up the JIT for the host: " +
+                llvm::toString(engine.takeError()));
+  if (llvm::Error failure = defineMissingRuntimeFunctions(**engine))
+    return fail(llvm::toString(std::move(failure)));
+
+  auto jit = std::make_unique<JitEngine>();
+  bool hit = stored && deserializeModuleSymbols(stored->metadata, *jit);
+  if (!hit) {
+    if (!module)
+      return nullptr; // a damaged entry: a miss
+    jit = std::make_unique<JitEngine>();
+  }
   jit->engine = std::move(*engine);
-  jit->enableObjectDump = enableObjectDump;
+  jit->enableObjectDump = options.enableObjectDump;
   jit->hasSharedLibraries = !libPaths.empty();
-  collectModuleSymbols(module, *jit);
+  std::unique_ptr<llvm::MemoryBuffer> object;
+  if (hit) {
+    object = std::move(stored->object);
+  } else {
+    llvm::LLVMContext llvmContext;
+    auto llvmModule = translate(module, llvmContext, error);
+    if (!llvmModule)
+      return nullptr;
+    auto compiled = jit->engine->compile(*llvmModule);
+    if (!compiled)
+      return fail("cannot compile the module: " +
+                  llvm::toString(compiled.takeError()));
+    object = std::move(*compiled);
+    collectModuleSymbols(module, *jit);
+    if (!cacheDir.empty()) {
+      std::string warning = mlir_execution_engine::storeObject(
+          cacheDir, key, serializeModuleSymbols(*jit), object->getBuffer());
+      if (!warning.empty() && options.onCacheWarning)
+        options.onCacheWarning(wrap(llvm::StringRef(warning)),
+                               options.cacheWarningUserData);
+    }
+  }
+  if (options.enableObjectDump)
+    jit->object = object->getBuffer().str();
+  if (llvm::Error failure = jit->engine->addObject(std::move(object)))
+    return fail(llvm::toString(std::move(failure)));
+  return jit.release();
+}
+
+} // namespace
+
+extern "C" MlirExecutionEngineOptions
+mlirExecutionEngineOptionsGetDefault(void) {
+  MlirExecutionEngineOptions options = {};
+  options.optLevel = 2;
+  options.enableGDBListener = true;
+  options.enablePerfListener = true;
+  return options;
+}
+
+extern "C" MlirExecutionEngine mlirExecutionEngineCreateWithOptions(
+    MlirModule op, const MlirExecutionEngineOptions *options,
+    MlirStringCallback onError, void *userData) {
+  if (mlirModuleIsNull(op)) {
+    report(onError, userData,
+           "cannot create an ExecutionEngine from a null module");
+    return MlirExecutionEngine{nullptr};
+  }
+  std::string error;
+  JitEngine *jit = createEngine(op, *options, error);
+  if (!jit)
+    report(onError, userData, error);
   return MlirExecutionEngine{jit};
+}
+
+extern "C" MlirExecutionEngine
+mlirExecutionEngineCreateFromCache(const MlirExecutionEngineOptions *options,
+                                   MlirStringCallback onError, void *userData) {
+  if (options->cacheDir.length == 0 || options->cacheKey.length == 0) {
+    report(onError, userData,
+           "creating an engine from the cache needs a cache directory and "
+           "a cache key");
+    return MlirExecutionEngine{nullptr};
+  }
+  std::string error;
+  JitEngine *jit = createEngine(MlirModule{nullptr}, *options, error);
+  if (!jit && !error.empty())
+    report(onError, userData, error);
+  return MlirExecutionEngine{jit};
+}
+
+extern "C" MlirExecutionEngineCacheStatistics
+mlirExecutionEngineGetCacheStatistics(void) {
+  auto counts = mlir_execution_engine::objectStoreStatistics();
+  return {counts.hits, counts.misses, counts.stores, counts.compilations};
+}
+
+extern "C" MlirExecutionEngine
+mlirExecutionEngineCreateChecked(MlirModule op, int optLevel, int numPaths,
+                                 const MlirStringRef *sharedLibPaths,
+                                 bool enableObjectDump, bool enablePIC,
+                                 MlirStringCallback onError, void *userData) {
+  MlirExecutionEngineOptions options = mlirExecutionEngineOptionsGetDefault();
+  options.optLevel = optLevel;
+  options.numSharedLibPaths = numPaths;
+  options.sharedLibPaths = sharedLibPaths;
+  options.enableObjectDump = enableObjectDump;
+  options.enablePIC = enablePIC;
+  return mlirExecutionEngineCreateWithOptions(op, &options, onError, userData);
 }
 
 extern "C" MlirLogicalResult mlirExecutionEngineRegisterSymbolChecked(
@@ -445,12 +610,12 @@ extern "C" MlirLogicalResult mlirExecutionEngineRegisterSymbolChecked(
     return report(onError, userData,
                   "cannot register symbol '" + symbolName.str() +
                       "': it is already registered with this engine");
-  jit.engine->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap symbols;
-    symbols[interner(symbolName)] = {llvm::orc::ExecutorAddr::fromPtr(sym),
-                                     llvm::JITSymbolFlags::Exported};
-    return symbols;
-  });
+  if (llvm::Error error = jit.engine->define(symbolName, sym)) {
+    jit.registeredSymbols.erase(symbolName);
+    return report(onError, userData,
+                  "cannot register symbol '" + symbolName.str() +
+                      "': " + llvm::toString(std::move(error)));
+  }
   return mlirLogicalResultSuccess();
 }
 
@@ -472,7 +637,8 @@ extern "C" MlirLogicalResult mlirExecutionEngineInitializeChecked(
   std::string error;
   if (failed(compile(jit, error)))
     return report(onError, userData, error);
-  jit.engine->initialize();
+  if (llvm::Error failure = jit.engine->initialize())
+    return report(onError, userData, llvm::toString(std::move(failure)));
   return mlirLogicalResultSuccess();
 }
 
@@ -489,23 +655,23 @@ extern "C" MlirLogicalResult mlirExecutionEngineDumpToObjectFileChecked(
     return report(onError, userData,
                   "cannot dump object code: the engine was created without "
                   "enabling object dumps");
+  // Upstream's engine compiles the module first: a module that cannot be
+  // linked fails here too.
   std::string error;
   if (failed(compile(jit, error)))
     return report(onError, userData, error);
-  // The engine reports a file it cannot write only on stderr: try it first.
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream probe(path, ec);
-    if (ec)
-      return report(onError, userData,
-                    "cannot write object file '" + path.str() +
-                        "': " + ec.message());
+  std::error_code ec;
+  llvm::raw_fd_ostream file(path, ec);
+  if (!ec) {
+    file << jit.object;
+    file.close();
+    ec = file.error();
+    file.clear_error();
   }
-  jit.engine->dumpToObjectFile(path);
-  uint64_t size = 0;
-  if (llvm::sys::fs::file_size(path, size) || size == 0)
+  if (ec)
     return report(onError, userData,
-                  "no object code was written to '" + path.str() + "'");
+                  "cannot write object file '" + path.str() +
+                      "': " + ec.message());
   return mlirLogicalResultSuccess();
 }
 

@@ -1,0 +1,258 @@
+//===- ObjectStore.cpp - The persistent compiled-object cache -------------===//
+
+#include "ObjectStore.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <vector>
+
+using namespace llvm;
+
+namespace mlir_execution_engine {
+namespace {
+
+constexpr char kMagic[8] = {'M', 'L', 'I', 'R', 'J', 'I', 'T', '\0'};
+constexpr const char *kSuffix = ".mlirjit";
+constexpr uint64_t kDefaultMaxBytes = uint64_t(1) << 30;
+/// A temporary file older than this was left by a writer that died.
+constexpr auto kStaleTemporary = std::chrono::hours(1);
+
+/// magic, format, key size, metadata size, object size, checksum of the
+/// rest of the file.
+constexpr size_t kHeaderSize = 8 + 4 + 4 + 8 + 8 + 8;
+
+std::atomic<int64_t> hits{0}, misses{0}, stores{0}, compilations{0};
+
+std::string entryPath(StringRef directory, StringRef key) {
+  SmallString<256> path(directory);
+  sys::path::append(path, key + kSuffix);
+  return std::string(path);
+}
+
+/// Replaces the "name value" lines of `description` named in `overrides`.
+std::string applyOverrides(StringRef description, StringRef overrides) {
+  StringMap<std::string> replaced;
+  SmallVector<StringRef> lines;
+  overrides.split(lines, '\n', -1, /*KeepEmpty=*/false);
+  for (StringRef line : lines)
+    replaced[line.split(' ').first] = line.str();
+  std::string result;
+  lines.clear();
+  description.split(lines, '\n', -1, /*KeepEmpty=*/false);
+  for (StringRef line : lines) {
+    auto found = replaced.find(line.split(' ').first);
+    result += (found == replaced.end() ? line.str() : found->second) + "\n";
+  }
+  return result;
+}
+
+uint64_t maxBytes(std::string &error) {
+  std::optional<std::string> text =
+      sys::Process::GetEnv("MLIR_JIT_CACHE_MAX_BYTES");
+  if (!text)
+    return kDefaultMaxBytes;
+  uint64_t value = kDefaultMaxBytes;
+  if (StringRef(*text).trim().getAsInteger(10, value))
+    error = "MLIR_JIT_CACHE_MAX_BYTES is '" + *text +
+            "', not a number of bytes: nothing is cached until it is one";
+  return value;
+}
+
+/// Removes the least recently used entries (by modification time, which a
+/// hit renews) until the directory holds at most `limit` bytes, keeping
+/// `newest`; and temporary files writers left behind.
+void evict(StringRef directory, StringRef newest, uint64_t limit) {
+  struct Entry {
+    std::string path;
+    sys::TimePoint<> used;
+    uint64_t size;
+  };
+  std::vector<Entry> entries;
+  uint64_t total = 0;
+  auto now = std::chrono::system_clock::now();
+  std::error_code ec;
+  for (sys::fs::directory_iterator it(directory, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    sys::fs::file_status status;
+    if (sys::fs::status(it->path(), status) ||
+        status.type() != sys::fs::file_type::regular_file)
+      continue;
+    StringRef name = sys::path::filename(it->path());
+    if (name.contains(".tmp-")) {
+      if (now - status.getLastModificationTime() > kStaleTemporary)
+        sys::fs::remove(it->path());
+      continue;
+    }
+    if (!name.ends_with(kSuffix))
+      continue;
+    entries.push_back(
+        {it->path(), status.getLastModificationTime(), status.getSize()});
+    total += status.getSize();
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry &a, const Entry &b) { return a.used < b.used; });
+  for (const Entry &entry : entries) {
+    if (total <= limit)
+      break;
+    if (sys::path::filename(entry.path) == (newest + kSuffix).str())
+      continue;
+    if (!sys::fs::remove(entry.path))
+      total -= entry.size;
+  }
+}
+
+} // namespace
+
+std::string describeKeyEnvironment(int optLevel, bool enablePIC,
+                                   ArrayRef<StringRef> libraries) {
+  std::string description;
+  raw_string_ostream os(description);
+  os << "format " << kObjectStoreFormat << "\n"
+     << "llvm " << LLVM_VERSION_STRING << "\n"
+     << "triple " << sys::getProcessTriple() << "\n"
+     << "cpu " << sys::getHostCPUName() << "\n";
+  std::vector<std::string> features;
+  for (const auto &feature : sys::getHostCPUFeatures())
+    features.push_back((feature.second ? "+" : "-") + feature.getKey().str());
+  std::sort(features.begin(), features.end());
+  os << "features " << join(features, ",") << "\n"
+     << "opt " << optLevel << "\n"
+     << "pic " << enablePIC << "\n";
+  for (size_t i = 0; i < libraries.size(); ++i) {
+    SmallString<256> real;
+    sys::fs::file_status status;
+    if (sys::fs::real_path(libraries[i], real) || sys::fs::status(real, status))
+      real = libraries[i];
+    os << "library" << i << " " << real << " " << status.getSize() << " "
+       << status.getLastModificationTime().time_since_epoch().count() << "\n";
+  }
+  if (std::optional<std::string> overrides =
+          sys::Process::GetEnv("MLIR_JIT_CACHE_TEST_KEY"))
+    return applyOverrides(description, *overrides);
+  return description;
+}
+
+std::string objectKey(StringRef environment, StringRef content) {
+  SHA256 hash;
+  hash.update(environment);
+  hash.update(StringRef("\0", 1));
+  hash.update(content);
+  return toHex(hash.final(), /*LowerCase=*/true);
+}
+
+std::optional<StoredObject> loadObject(StringRef directory, StringRef key) {
+  std::string path = entryPath(directory, key);
+  auto file = MemoryBuffer::getFile(path, /*IsText=*/false,
+                                    /*RequiresNullTerminator=*/false);
+  if (!file) {
+    ++misses;
+    return std::nullopt;
+  }
+  StringRef data = (*file)->getBuffer();
+  auto reject = [&]() -> std::optional<StoredObject> {
+    // Truncated, corrupted or foreign: a new store replaces it.
+    sys::fs::remove(path);
+    ++misses;
+    return std::nullopt;
+  };
+  if (data.size() < kHeaderSize || std::memcmp(data.data(), kMagic, 8) != 0)
+    return reject();
+  const char *header = data.data() + 8;
+  uint32_t format = support::endian::read32le(header);
+  uint64_t keySize = support::endian::read32le(header + 4);
+  uint64_t metadataSize = support::endian::read64le(header + 8);
+  uint64_t objectSize = support::endian::read64le(header + 16);
+  uint64_t checksum = support::endian::read64le(header + 24);
+  StringRef rest = data.drop_front(kHeaderSize);
+  if (format != kObjectStoreFormat || keySize != key.size() ||
+      metadataSize > rest.size() || objectSize > rest.size() ||
+      keySize + metadataSize + objectSize != rest.size() ||
+      xxh3_64bits(rest) != checksum || !rest.starts_with(key))
+    return reject();
+  StoredObject stored;
+  stored.metadata = rest.substr(keySize, metadataSize).str();
+  // A buffer of its own: object files are parsed in place and need their
+  // alignment.
+  StringRef object = rest.substr(keySize + metadataSize);
+  auto copy = WritableMemoryBuffer::getNewUninitMemBuffer(object.size(), key);
+  std::memcpy(copy->getBufferStart(), object.data(), object.size());
+  stored.object = std::move(copy);
+  // A hit makes the entry the most recently used.
+  ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
+  ++hits;
+  return stored;
+}
+
+std::string storeObject(StringRef directory, StringRef key, StringRef metadata,
+                        StringRef object) {
+  std::string error;
+  uint64_t limit = maxBytes(error);
+  if (!error.empty())
+    return error;
+  if (std::error_code ec = sys::fs::create_directories(directory))
+    return "cannot create the cache directory '" + directory.str() +
+           "': " + ec.message();
+  std::string rest = key.str() + metadata.str() + object.str();
+  char header[kHeaderSize];
+  std::memcpy(header, kMagic, 8);
+  support::endian::write32le(header + 8, kObjectStoreFormat);
+  support::endian::write32le(header + 12, key.size());
+  support::endian::write64le(header + 16, metadata.size());
+  support::endian::write64le(header + 24, object.size());
+  support::endian::write64le(header + 32, xxh3_64bits(rest));
+
+  SmallString<256> model(entryPath(directory, key));
+  model += ".tmp-%%%%%%%%%%%%";
+  int fd;
+  SmallString<256> temporary;
+  if (std::error_code ec = sys::fs::createUniqueFile(model, fd, temporary))
+    return "cannot write to the cache directory '" + directory.str() +
+           "': " + ec.message();
+  {
+    raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os.write(header, kHeaderSize);
+    os << rest;
+    os.close();
+    if (os.has_error()) {
+      std::string message = os.error().message();
+      os.clear_error();
+      sys::fs::remove(temporary);
+      return "cannot write to the cache directory '" + directory.str() +
+             "': " + message;
+    }
+  }
+  if (std::error_code ec =
+          sys::fs::rename(temporary, entryPath(directory, key))) {
+    sys::fs::remove(temporary);
+    return "cannot write to the cache directory '" + directory.str() +
+           "': " + ec.message();
+  }
+  ++stores;
+  evict(directory, key, limit);
+  return "";
+}
+
+ObjectStoreStatistics objectStoreStatistics() {
+  return {hits.load(), misses.load(), stores.load(), compilations.load()};
+}
+
+void countCompilation() { ++compilations; }
+
+} // namespace mlir_execution_engine

@@ -1,0 +1,66 @@
+//===- ObjectStore.h - The persistent compiled-object cache -----*- C++ -*-===//
+//
+// A directory of compiled objects, one file per key, shared by processes:
+//   <key>.mlirjit: header (magic, format version, sizes, checksum), key,
+//   the engine's metadata, the object.
+// Writes go to a temporary file renamed into place, so readers see a whole
+// file or none; a file whose header or checksum is wrong is removed and
+// counts as a miss. After each store the least recently used entries go until
+// the directory holds at most MLIR_JIT_CACHE_MAX_BYTES.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_EXECUTION_ENGINE_OBJECTSTORE_H
+#define MLIR_EXECUTION_ENGINE_OBJECTSTORE_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace mlir_execution_engine {
+
+/// Bump when the file layout, the metadata or the generated code's
+/// conventions (wrappers, constructor runners, callback symbols) change.
+constexpr uint32_t kObjectStoreFormat = 1;
+
+/// What a key covers besides the module: the format, LLVM's version, the
+/// host's triple, CPU and features, the opt level, PIC and each shared
+/// library's path, size and modification time, one "name value" per line.
+/// `MLIR_JIT_CACHE_TEST_KEY` ("name value" lines) replaces fields, so that
+/// tests can stand for another CPU or format.
+std::string describeKeyEnvironment(int optLevel, bool enablePIC,
+                                   llvm::ArrayRef<llvm::StringRef> libraries);
+
+/// The key (64 hex digits) of `content` (the module, or the caller's own
+/// description of it) in `environment`.
+std::string objectKey(llvm::StringRef environment, llvm::StringRef content);
+
+struct StoredObject {
+  std::string metadata;
+  std::unique_ptr<llvm::MemoryBuffer> object;
+};
+
+/// The entry for `key`, or none. Removes an entry that is not whole.
+std::optional<StoredObject> loadObject(llvm::StringRef directory,
+                                       llvm::StringRef key);
+
+/// Stores an entry for `key`, then evicts. Returns why it could not, or "".
+std::string storeObject(llvm::StringRef directory, llvm::StringRef key,
+                        llvm::StringRef metadata, llvm::StringRef object);
+
+/// Counts, for this process.
+struct ObjectStoreStatistics {
+  int64_t hits, misses, stores, compilations;
+};
+ObjectStoreStatistics objectStoreStatistics();
+/// Counts a compilation to object code (by any engine, cached or not).
+void countCompilation();
+
+} // namespace mlir_execution_engine
+
+#endif // MLIR_EXECUTION_ENGINE_OBJECTSTORE_H

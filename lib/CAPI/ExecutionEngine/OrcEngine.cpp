@@ -1,0 +1,245 @@
+//===- OrcEngine.cpp - This project's JIT engine on ORC LLJIT -------------===//
+
+#include "OrcEngine.h"
+#include "ObjectStore.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "llvm/ExecutionEngine/JITEventListener.h"
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h"
+#include "llvm/ExecutionEngine/SectionMemoryManager.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/Support/DynamicLibrary.h"
+
+#include <algorithm>
+
+using namespace llvm;
+using namespace llvm::orc;
+
+namespace mlir_execution_engine {
+
+namespace {
+
+/// Upstream's protocol for shared libraries (mlir::ExecutionEngine's
+/// kLibraryInitFnName and kLibraryDestroyFnName).
+constexpr const char *kLibraryInit = "__mlir_execution_engine_init";
+constexpr const char *kLibraryDestroy = "__mlir_execution_engine_destroy";
+using LibraryInitFn = void (*)(StringMap<void *> &);
+
+Expected<JITTargetMachineBuilder>
+hostMachineBuilder(const OrcEngineOptions &options) {
+  auto builder = JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    return builder.takeError();
+  builder->setCodeGenOptLevel(static_cast<CodeGenOptLevel>(options.optLevel));
+  if (options.enablePIC)
+    builder->setRelocationModel(Reloc::PIC_);
+  return builder;
+}
+
+/// Defines `_mlir_<f>(void **arguments)` for each externally visible function
+/// `f`: it loads each argument through its pointer, calls `f` and stores the
+/// result through the pointer after the arguments.
+void addPackedWrappers(Module &module) {
+  std::vector<Function *> functions;
+  for (Function &function : module)
+    if (!function.isDeclaration() && !function.hasLocalLinkage())
+      functions.push_back(&function);
+  IRBuilder<> builder(module.getContext());
+  for (Function *function : functions) {
+    std::string name = (OrcEngine::kPackedPrefix + function->getName()).str();
+    if (module.getFunction(name))
+      continue;
+    auto *wrapper = Function::Create(
+        FunctionType::get(builder.getVoidTy(), builder.getPtrTy(), false),
+        GlobalValue::ExternalLinkage, name, module);
+    builder.SetInsertPoint(
+        BasicBlock::Create(module.getContext(), "", wrapper));
+    Value *pointers = wrapper->getArg(0);
+    auto argumentPointer = [&](unsigned index) {
+      Value *slot =
+          builder.CreateConstGEP1_64(builder.getPtrTy(), pointers, index);
+      return builder.CreateLoad(builder.getPtrTy(), slot);
+    };
+    std::vector<Value *> arguments;
+    for (Argument &argument : function->args())
+      arguments.push_back(builder.CreateLoad(
+          argument.getType(), argumentPointer(argument.getArgNo())));
+    CallInst *result = builder.CreateCall(function, arguments);
+    if (!result->getType()->isVoidTy())
+      builder.CreateStore(result, argumentPointer(function->arg_size()));
+    builder.CreateRetVoid();
+  }
+}
+
+/// Replaces `llvm.global_ctors` (or `_dtors`) by the function `name` calling
+/// them: constructors by increasing priority, destructors by decreasing
+/// priority, as LLVM's language reference orders them.
+void defineStructorRunner(Module &module, bool constructors, StringRef name) {
+  std::vector<std::pair<unsigned, Function *>> structors;
+  for (const CtorDtorIterator::Element &element :
+       constructors ? getConstructors(module) : getDestructors(module))
+    if (element.Func)
+      structors.push_back({element.Priority, element.Func});
+  std::stable_sort(
+      structors.begin(), structors.end(), [&](const auto &a, const auto &b) {
+        return constructors ? a.first < b.first : a.first > b.first;
+      });
+  if (GlobalVariable *array = module.getNamedGlobal(
+          constructors ? "llvm.global_ctors" : "llvm.global_dtors"))
+    array->eraseFromParent();
+  IRBuilder<> builder(module.getContext());
+  auto *runner = Function::Create(FunctionType::get(builder.getVoidTy(), false),
+                                  GlobalValue::ExternalLinkage, name, module);
+  builder.SetInsertPoint(BasicBlock::Create(module.getContext(), "", runner));
+  for (auto &[priority, function] : structors)
+    builder.CreateCall(function->getFunctionType(), function);
+  builder.CreateRetVoid();
+}
+
+} // namespace
+
+Expected<std::unique_ptr<OrcEngine>>
+OrcEngine::create(const OrcEngineOptions &options) {
+  std::unique_ptr<OrcEngine> engine(new OrcEngine);
+  engine->optLevel = options.optLevel;
+  auto machineBuilder = hostMachineBuilder(options);
+  if (!machineBuilder)
+    return machineBuilder.takeError();
+  auto targetMachine = machineBuilder->createTargetMachine();
+  if (!targetMachine)
+    return targetMachine.takeError();
+  engine->targetMachine = std::move(*targetMachine);
+
+  auto jit =
+      LLJITBuilder()
+          .setJITTargetMachineBuilder(*machineBuilder)
+          // Constructors run through kConstructors, the same with cached
+          // objects: no platform rewrites the IR for them.
+          .setPlatformSetUp(setUpInactivePlatform)
+          .setObjectLinkingLayerCreator(
+              [&](ExecutionSession &session)
+                  -> Expected<std::unique_ptr<ObjectLayer>> {
+                auto layer = std::make_unique<RTDyldObjectLinkingLayer>(
+                    session, [](const MemoryBuffer &) {
+                      return std::make_unique<SectionMemoryManager>();
+                    });
+                if (options.enableGDBListener)
+                  layer->registerJITEventListener(
+                      *JITEventListener::createGDBRegistrationListener());
+                if (options.enablePerfListener)
+                  if (JITEventListener *perf =
+                          JITEventListener::createPerfJITEventListener())
+                    layer->registerJITEventListener(*perf);
+                return layer;
+              })
+          .create();
+  if (!jit)
+    return jit.takeError();
+  engine->jit = std::move(*jit);
+  // ORC prints errors it cannot return (such as the symbols a failed
+  // materialization lacked) to stderr: keep them for the lookup's error.
+  OrcEngine *self = engine.get();
+  engine->jit->getExecutionSession().setErrorReporter([self](Error error) {
+    std::lock_guard<std::mutex> lock(self->sessionErrorsMutex);
+    self->sessionErrors +=
+        (self->sessionErrors.empty() ? "" : "; ") + toString(std::move(error));
+  });
+
+  JITDylib &main = engine->jit->getMainJITDylib();
+  char globalPrefix = engine->jit->getDataLayout().getGlobalPrefix();
+  for (StringRef path : options.sharedLibPaths) {
+    std::string reason;
+    auto library =
+        sys::DynamicLibrary::getPermanentLibrary(path.str().c_str(), &reason);
+    if (!library.isValid())
+      return createStringError("cannot load shared library '" + path.str() +
+                               "': " + reason);
+    void *init = library.getAddressOfSymbol(kLibraryInit);
+    void *destroy = library.getAddressOfSymbol(kLibraryDestroy);
+    if (!init || !destroy) {
+      // Its exported symbols, found by name.
+      auto generator =
+          DynamicLibrarySearchGenerator::Load(path.str().c_str(), globalPrefix);
+      if (!generator)
+        return generator.takeError();
+      main.addGenerator(std::move(*generator));
+      continue;
+    }
+    StringMap<void *> exported;
+    reinterpret_cast<LibraryInitFn>(init)(exported);
+    engine->libraryDestroyFunctions.push_back(
+        reinterpret_cast<void (*)()>(destroy));
+    for (auto &symbol : exported)
+      if (Error error = engine->define(symbol.getKey(), symbol.getValue()))
+        return std::move(error);
+  }
+  return engine;
+}
+
+OrcEngine::~OrcEngine() {
+  if (initialized) {
+    if (auto destructors = lookup(kDestructors))
+      reinterpret_cast<void (*)()>(*destructors)();
+    else
+      consumeError(destructors.takeError());
+  }
+  for (auto destroy : libraryDestroyFunctions)
+    destroy();
+  // Before the members its error reporter writes to.
+  jit.reset();
+}
+
+Expected<std::unique_ptr<MemoryBuffer>> OrcEngine::compile(Module &module) {
+  module.setDataLayout(jit->getDataLayout());
+  module.setTargetTriple(jit->getTargetTriple());
+  defineStructorRunner(module, /*constructors=*/true, kConstructors);
+  defineStructorRunner(module, /*constructors=*/false, kDestructors);
+  addPackedWrappers(module);
+  auto optimize = mlir::makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
+                                                  targetMachine.get());
+  if (Error error = optimize(&module))
+    return std::move(error);
+  auto object = SimpleCompiler(*targetMachine)(module);
+  if (object)
+    countCompilation();
+  return object;
+}
+
+Error OrcEngine::addObject(std::unique_ptr<MemoryBuffer> object) {
+  return jit->addObjectFile(std::move(object));
+}
+
+Error OrcEngine::define(StringRef name, void *address) {
+  SymbolMap symbols;
+  symbols[jit->mangleAndIntern(name)] = {ExecutorAddr::fromPtr(address),
+                                         JITSymbolFlags::Exported};
+  return jit->getMainJITDylib().define(absoluteSymbols(std::move(symbols)));
+}
+
+Expected<void *> OrcEngine::lookup(StringRef name) {
+  auto address = jit->lookup(name);
+  if (address)
+    return address->toPtr<void *>();
+  std::string message = toString(address.takeError());
+  std::lock_guard<std::mutex> lock(sessionErrorsMutex);
+  if (!sessionErrors.empty())
+    message = sessionErrors + " (" + message + ")";
+  sessionErrors.clear();
+  return createStringError(message);
+}
+
+Error OrcEngine::initialize() {
+  if (initialized)
+    return Error::success();
+  auto constructors = lookup(kConstructors);
+  if (!constructors)
+    return constructors.takeError();
+  initialized = true;
+  reinterpret_cast<void (*)()>(*constructors)();
+  return Error::success();
+}
+
+} // namespace mlir_execution_engine
