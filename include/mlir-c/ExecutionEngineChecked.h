@@ -53,6 +53,10 @@ typedef struct MlirExecutionEngineOptions {
   /// as the source text and pass pipeline the module was lowered from; empty
   /// for the module.
   MlirStringRef cacheKey;
+  /// What the caller stores with the entry it compiles, such as its own
+  /// analysis of the module, returned by
+  /// `mlirExecutionEngineGetCacheAnnotation` for an engine loaded from it.
+  MlirStringRef cacheAnnotation;
   /// Called when the cache cannot be used (such as an unwritable directory):
   /// the engine compiles as it would without one. May be NULL.
   MlirStringCallback onCacheWarning;
@@ -78,6 +82,11 @@ MLIR_CAPI_EXPORTED MlirExecutionEngine mlirExecutionEngineCreateWithOptions(
 MLIR_CAPI_EXPORTED MlirExecutionEngine
 mlirExecutionEngineCreateFromCache(const MlirExecutionEngineOptions *options,
                                    MlirStringCallback onError, void *userData);
+
+/// Passes to `callback` the annotation stored with the cache entry the engine
+/// was loaded from, or the one it was created with.
+MLIR_CAPI_EXPORTED void mlirExecutionEngineGetCacheAnnotation(
+    MlirExecutionEngine jit, MlirStringCallback callback, void *userData);
 
 /// What the object cache did in this process.
 typedef struct MlirExecutionEngineCacheStatistics {

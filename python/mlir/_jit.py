@@ -11,9 +11,11 @@ says what to bind; the value ABI lives in the native module.
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import inspect
 import json
 import os
+import pickle
 import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -21,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import ir
+from . import ir, jit_cache
 from ._engine import ExecutionEngine
 from ._mlir_libs import _mlirExecutionEngine as _native
 from .passmanager import PassManager
@@ -321,6 +323,48 @@ def _accepts_arguments(fn: Callable[..., Any], count: int) -> bool:
     return True
 
 
+# Bump when what jit() makes of a source changes other than through the
+# pipeline's text: the passes it runs itself, the trampolines, the markings.
+_CACHE_FORMAT = "mlir_execution_engine.jit 1"
+
+
+class _Default:
+    def __repr__(self) -> str:
+        return "DEFAULT"
+
+
+# jit()'s cache_dir when not given: mlir.jit_cache.default_cache_dir().
+DEFAULT = _Default()
+
+
+def _cache_key(source: str, pipeline: str) -> str:
+    """What the cache key says of a jit() module (the engine adds the host,
+    LLVM, opt level and libraries): the source and how it is lowered."""
+    parts = [_CACHE_FORMAT, pipeline]
+    if pipeline == FAST_PIPELINE:
+        with open(_FAST_SCHEDULE, "rb") as schedule:
+            parts.append(hashlib.sha256(schedule.read()).hexdigest())
+    return "\n".join(parts) + "\n" + source
+
+
+def _pickled_callback(name: str, fn: Callable[..., Any]) -> bytes:
+    """`fn` pickled (with cloudpickle if pickle cannot and it is installed),
+    or a PicklingError naming the callback."""
+    try:
+        return pickle.dumps(fn)
+    except Exception as error:
+        try:
+            import cloudpickle  # type: ignore[import-not-found]
+
+            return bytes(cloudpickle.dumps(fn))
+        except Exception:
+            raise pickle.PicklingError(
+                f"cannot pickle the JitModule: its callback '{name}' ({fn!r}) "
+                f"cannot be pickled ({error}); register a function defined at "
+                "a module's top level, or install cloudpickle"
+            ) from None
+
+
 class _JitState:
     """What jitted functions need at run time: the module, the engine once
     created, and the callbacks. Functions refer to it; it refers to none of
@@ -330,6 +374,12 @@ class _JitState:
         self.module = module
         self.opt_level = opt_level
         self.shared_libs = shared_libs
+        # The cache directory and key, or None; and the engine the cache
+        # gave, which needs no lowered module, until the first call binds it.
+        self.cache_dir: str | None = None
+        self.cache_key = ""
+        self.cache_annotation = ""
+        self.cached_engine: ExecutionEngine | None = None
         self.declarations: dict[str, ir.FunctionType] = {}
         self.slots: dict[str, _native._CallbackSlot] = {}
         # Exceptions callbacks raised on threads Python never created (a
@@ -338,6 +388,29 @@ class _JitState:
         self.engine: ExecutionEngine | None = None
         self.lock = threading.RLock()
         self.compiling = False
+
+    def load_cached(self) -> dict[str, Any] | None:
+        """The analysis of the module kept with its cache entry, with the
+        engine the entry makes, or None if the cache has none."""
+        try:
+            # perf's listener costs a process's first engine half a
+            # millisecond: profile with ExecutionEngine's own option.
+            engine = ExecutionEngine(
+                None,
+                opt_level=self.opt_level,
+                shared_libs=self.shared_libs,
+                enable_perf_listener=False,
+                cache_dir=self.cache_dir,
+                _cache_key=self.cache_key,
+            )
+        except KeyError:
+            return None
+        try:
+            analysis: dict[str, Any] = json.loads(engine._cache_annotation)
+        except ValueError:
+            return None  # not an entry of jit()'s: compile again
+        self.cached_engine = engine
+        return analysis
 
     def compile(self) -> ExecutionEngine:
         with self.lock:
@@ -367,9 +440,16 @@ class _JitState:
                 + "; register them with JitModule.register(name, fn) or "
                 "@JitModule.callback(name) before the first call"
             )
-        engine = ExecutionEngine(
-            self.module, opt_level=self.opt_level, shared_libs=self.shared_libs
+        engine = self.cached_engine or ExecutionEngine(
+            self.module,
+            opt_level=self.opt_level,
+            shared_libs=self.shared_libs,
+            enable_perf_listener=False,
+            cache_dir=self.cache_dir,
+            _cache_key=self.cache_key,
+            _cache_annotation=self.cache_annotation,
         )
+        self.cached_engine = None
         _native._bind_runtime_support(engine)
         if self.slots:
             _native._bind_callbacks(engine, list(self.slots.values()))
@@ -388,6 +468,14 @@ class JitModule:
     arith, math, scf, cf, memref, complex, index, linalg, affine and
     vector), after BUFFERIZATION_PIPELINE if it uses tensors; an `ir.Module`
     is lowered in place. The engine is created on the first call.
+
+    `cache_dir` is the persistent cache of compiled objects (see
+    mlir.jit_cache): DEFAULT for `$MLIR_JIT_CACHE_DIR` or
+    `~/.cache/mlir_execution_engine`, a path, or None for no cache. A module
+    whose source, pipeline and options were compiled before, by any process,
+    is loaded from it instead of being lowered and compiled. A JitModule
+    pickles as its source, options and callbacks, and rebuilds from the
+    cache.
     """
 
     def __init__(
@@ -398,6 +486,7 @@ class JitModule:
         opt_level: int = 2,
         shared_libs: Sequence[str] = (),
         context: ir.Context | None = None,
+        cache_dir: str | os.PathLike[str] | None | _Default = DEFAULT,
     ) -> None:
         if isinstance(shared_libs, (str, bytes)) or not isinstance(shared_libs, Sequence):
             raise TypeError(
@@ -406,18 +495,34 @@ class JitModule:
             )
         if not isinstance(opt_level, int) or not 0 <= opt_level <= 3:
             raise ValueError(f"opt_level must be 0, 1, 2 or 3, got {opt_level!r}")
+        if cache_dir is DEFAULT:
+            cache_dir = jit_cache.default_cache_dir()
+        elif cache_dir is not None:
+            cache_dir = os.fspath(cache_dir)  # type: ignore[arg-type]
         module = self._parse(source, context)
+        # What pickling sends, and the cache's key describes.
+        self._source = source if isinstance(source, str) else str(module)
+        self._options = (pipeline, opt_level, list(shared_libs), cache_dir)
         functions = [op for op in module.body if op.name == "func.func"]
         if not functions:
             raise ValueError(
                 "the module defines no func.func: jit() takes a module before "
                 "it is lowered to the LLVM dialect"
             )
-        _refuse_crashing_ops(module)
-        tensors = _uses_tensors(module, functions)
-        if tensors:
-            _bufferizes(pipeline)  # refuses a pipeline that bufferizes wrongly
         state = _JitState(module, opt_level, list(shared_libs))
+        # What the analyses below found (kept with the cache entry, and
+        # taken from it when the module was compiled before).
+        analysis = None
+        if cache_dir is not None:
+            state.cache_dir = str(cache_dir)
+            state.cache_key = _cache_key(self._source, pipeline or DEFAULT_PIPELINE)
+            analysis = state.load_cached()
+        tensors = False
+        if analysis is None:
+            _refuse_crashing_ops(module)
+            tensors = _uses_tensors(module, functions)
+            if tensors:
+                _bufferizes(pipeline)  # refuses a pipeline that bufferizes wrongly
         libraries = []
         for path in state.shared_libs:
             if "\0" in path:
@@ -451,24 +556,41 @@ class JitModule:
                 slot.errors = state.errors
                 state.slots[name] = slot
             interfaced.append(op)
-        # This package's pipelines lower to the module's own code.
-        custom_pipeline = pipeline not in (None, DEFAULT_PIPELINE, FAST_PIPELINE)
-        stoppable = _stoppable(module, state, custom_pipeline)
+        if analysis is None:
+            # This package's pipelines lower to the module's own code.
+            custom_pipeline = pipeline not in (None, DEFAULT_PIPELINE, FAST_PIPELINE)
+            analysis = {
+                "stoppable": _stoppable(module, state, custom_pipeline),
+                # Whether each releases the GIL, and needs a thread state.
+                "functions": {
+                    name: [
+                        _releases_gil(op, set(state.slots)),
+                        _may_call_back(op, state) or _may_allocate(op),
+                    ]
+                    for name, op in definitions
+                },
+            }
         for name, op in definitions:
+            releases_gil, needs_thread_state = analysis["functions"][name]
             try:
                 self._functions[name] = _native._make_jit_function(
                     name,
                     op,
                     _dtypes(self._signatures[name]),
-                    _releases_gil(op, set(state.slots)),
-                    _may_call_back(op, state) or _may_allocate(op),
-                    stoppable,
+                    releases_gil,
+                    needs_thread_state,
+                    analysis["stoppable"],
                     state.compile,
                     state.errors if state.slots else None,
                 )
             except TypeError as error:
                 self._unsupported[name] = str(error)
+        if state.cached_engine is not None:
+            return  # compiled before: nothing to lower
+        state.cache_annotation = json.dumps(analysis)
 
+        if pipeline == FAST_PIPELINE and not _fast_schedule_applies(module):
+            pipeline = _FAST_UNSCHEDULED
         unit = ir.UnitAttr.get(module.context)
         for op in interfaced:
             op.attributes["llvm.emit_c_interface"] = unit
@@ -486,8 +608,6 @@ class JitModule:
                     error.error_diagnostics,
                 ) from None
             _native._unclone_returned_arguments(module)
-        if pipeline == FAST_PIPELINE and not _fast_schedule_applies(module):
-            pipeline = _FAST_UNSCHEDULED
         PassManager.parse(pipeline or DEFAULT_PIPELINE, context=module.context).run(module)
         if state.slots:
             _native._add_callback_trampolines(module, list(state.slots.values()))
@@ -587,6 +707,36 @@ class JitModule:
 
     def __repr__(self) -> str:
         return f"<JitModule with functions {', '.join(self._functions)}>"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        callbacks = {
+            name: _pickled_callback(name, slot.function)
+            for name, slot in self._state.slots.items()
+            if slot.function is not None
+        }
+        return (_rebuild, (self._source, *self._options, callbacks))
+
+
+def _rebuild(
+    source: str,
+    pipeline: str | None,
+    opt_level: int,
+    shared_libs: list[str],
+    cache_dir: str | None,
+    callbacks: dict[str, bytes],
+) -> JitModule:
+    """A pickled JitModule, in a Context of its own."""
+    module = JitModule(
+        source,
+        pipeline=pipeline,
+        opt_level=opt_level,
+        shared_libs=shared_libs,
+        context=ir.Context(),
+        cache_dir=cache_dir,
+    )
+    for name, fn in callbacks.items():
+        module.register(name, pickle.loads(fn))
+    return module
 
 
 # `jit(source, ...)` reads as a verb where `JitModule(source, ...)` reads as a

@@ -20,6 +20,7 @@
 #include <pybind11/stl.h>
 
 #include <optional>
+#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -139,31 +140,76 @@ void *mlir::python::jit::lookupOnCompileStack(MlirExecutionEngine engine,
 
 namespace {
 
-PyExecutionEngine *create(py::object module, int optLevel,
-                          const std::vector<std::string> &sharedLibs,
-                          bool enableObjectDump, bool enablePIC) {
-  MlirModule mlirModule =
-      unwrapCapsule(module, mlirPythonCapsuleToModule, "an mlir.ir.Module");
+/// What an ExecutionEngine is created with, beyond the module.
+struct EngineOptions {
+  int optLevel = 2;
+  std::vector<std::string> sharedLibs;
+  bool enableObjectDump = true;
+  bool enablePIC = false;
+  bool enableGDBListener = true;
+  bool enablePerfListener = true;
+  std::optional<std::string> cacheDir;
+  std::string cacheKey;
+  std::string cacheAnnotation;
+};
+
+/// Creates an engine for `module`, or from the cache alone if it is null
+/// (null on a miss). A cache that cannot be used is a RuntimeWarning, once
+/// for each directory.
+PyExecutionEngine *create(MlirModule module, const EngineOptions &options) {
+  MlirExecutionEngineOptions c = mlirExecutionEngineOptionsGetDefault();
+  c.optLevel = options.optLevel;
   std::vector<MlirStringRef> libPaths;
-  for (const std::string &path : sharedLibs) {
+  for (const std::string &path : options.sharedLibs) {
     checkNoNul(path, "shared library path");
     libPaths.push_back(toStringRef(path));
   }
+  c.numSharedLibPaths = libPaths.size();
+  c.sharedLibPaths = libPaths.data();
+  c.enableObjectDump = options.enableObjectDump;
+  c.enablePIC = options.enablePIC;
+  c.enableGDBListener = options.enableGDBListener;
+  c.enablePerfListener = options.enablePerfListener;
+  if (options.cacheDir) {
+    checkNoNul(*options.cacheDir, "cache directory");
+    c.cacheDir = toStringRef(*options.cacheDir);
+  }
+  c.cacheKey = toStringRef(options.cacheKey);
+  c.cacheAnnotation = toStringRef(options.cacheAnnotation);
+  std::string warning;
+  c.onCacheWarning = appendToString;
+  c.cacheWarningUserData = &warning;
   std::string error;
-  // Translating to LLVM IR, and compiling later, recurse on how deeply the
-  // module nests.
-  size_t compileStack = stackForDepth(
-      nestingDepth(mlirModuleGetOperation(mlirModule)), "compile");
+  // Translating to LLVM IR and compiling recurse on how deeply the module
+  // nests.
+  size_t compileStack =
+      mlirModuleIsNull(module)
+          ? 0
+          : stackForDepth(nestingDepth(mlirModuleGetOperation(module)),
+                          "compile");
   MlirExecutionEngine engine;
   runOnStack(compileStack, "compile", [&] {
-    engine = mlirExecutionEngineCreateChecked(
-        mlirModule, optLevel, libPaths.size(), libPaths.data(),
-        enableObjectDump, enablePIC, appendToString, &error);
+    engine =
+        mlirModuleIsNull(module)
+            ? mlirExecutionEngineCreateFromCache(&c, appendToString, &error)
+            : mlirExecutionEngineCreateWithOptions(module, &c, appendToString,
+                                                   &error);
   });
+  static auto *warned = new std::set<std::string>();
+  if (!warning.empty() && warned->insert(*options.cacheDir).second &&
+      PyErr_WarnEx(PyExc_RuntimeWarning,
+                   ("the JIT cache is not used: " + warning).c_str(), 1) < 0) {
+    if (!mlirExecutionEngineIsNull(engine))
+      mlirExecutionEngineDestroy(engine);
+    throw py::error_already_set(); // warnings turned into errors
+  }
   // Upstream's message, then the reason.
-  if (mlirExecutionEngineIsNull(engine))
+  if (mlirExecutionEngineIsNull(engine)) {
+    if (error.empty())
+      return nullptr;
     throw std::runtime_error("Failure while creating the ExecutionEngine. " +
                              error);
+  }
   return new PyExecutionEngine(engine, compileStack);
 }
 
@@ -174,15 +220,51 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
   registerUtf8SafeExceptions();
 
   py::class_<PyExecutionEngine>(m, "ExecutionEngine")
-      .def(py::init(&create), py::arg("module"), py::arg("opt_level") = 2,
+      .def(py::init([](py::object module, int optLevel,
+                       std::vector<std::string> sharedLibs,
+                       bool enableObjectDump, bool enablePIC,
+                       bool enableGDBListener, bool enablePerfListener,
+                       std::optional<std::string> cacheDir,
+                       std::string cacheKey, std::string cacheAnnotation) {
+             // mlir.jit's warm path: the engine from the cache alone,
+             // KeyError if it has no entry.
+             bool fromCache = module.is_none() && !cacheKey.empty();
+             MlirModule mlirModule =
+                 fromCache ? MlirModule{nullptr}
+                           : unwrapCapsule(module, mlirPythonCapsuleToModule,
+                                           "an mlir.ir.Module");
+             if (fromCache && !cacheDir)
+               throw py::value_error("_cache_key without cache_dir");
+             EngineOptions options{optLevel,
+                                   std::move(sharedLibs),
+                                   enableObjectDump,
+                                   enablePIC,
+                                   enableGDBListener,
+                                   enablePerfListener,
+                                   std::move(cacheDir),
+                                   std::move(cacheKey),
+                                   std::move(cacheAnnotation)};
+             PyExecutionEngine *engine = create(mlirModule, options);
+             if (!engine)
+               throw py::key_error("the cache has no entry for the key");
+             return engine;
+           }),
+           py::arg("module"), py::arg("opt_level") = 2,
            py::arg("shared_libs") = std::vector<std::string>(),
            py::arg("enable_object_dump") = true, py::arg("enable_pic") = false,
+           py::kw_only(), py::arg("enable_gdb_listener") = true,
+           py::arg("enable_perf_listener") = true,
+           py::arg("cache_dir") = py::none(), py::arg("_cache_key") = "",
+           py::arg("_cache_annotation") = "",
            "Create a new ExecutionEngine instance for the given Module. The "
            "module must contain only dialects that can be translated to LLVM. "
            "Perform transformations and code generation at the optimization "
            "level `opt_level` if specified, or otherwise at the default "
            "level of two (-O2). Load a list of libraries specified in "
-           "`shared_libs`.")
+           "`shared_libs`. `enable_gdb_listener`/`enable_perf_listener` tell "
+           "GDB and perf about the jitted code. With `cache_dir`, the "
+           "compiled object is loaded from, or stored in, that directory's "
+           "persistent cache (see mlir.jit_cache).")
       .def(
           "raw_lookup",
           [](PyExecutionEngine &self, const std::string &name) -> uintptr_t {
@@ -205,6 +287,16 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
           "of its packed wrapper `void(void **)`, or 0 if the module defines "
           "no such function. Raises RuntimeError if the function exists but "
           "uses symbols that are neither defined nor registered.")
+      .def_property_readonly(
+          "_cache_annotation",
+          [](PyExecutionEngine &self) {
+            std::string annotation;
+            mlirExecutionEngineGetCacheAnnotation(self.get(), appendToString,
+                                                  &annotation);
+            return annotation;
+          },
+          "The caller's data stored with the cache entry (mlir.jit's "
+          "analysis of the module).")
       .def(
           "_num_packed_arguments",
           [](PyExecutionEngine &self, const std::string &name) {
@@ -298,6 +390,20 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
       .def("_testing_release", &PyExecutionEngine::release,
            "Release the engine without destroying it (for testing).");
 
+  m.def(
+      "_cache_statistics",
+      [] {
+        MlirExecutionEngineCacheStatistics counts =
+            mlirExecutionEngineGetCacheStatistics();
+        py::dict result;
+        result["hits"] = counts.hits;
+        result["misses"] = counts.misses;
+        result["stores"] = counts.stores;
+        result["compilations"] = counts.compilations;
+        return result;
+      },
+      "What the JIT cache did in this process: hits, misses, stores, and "
+      "compilations (modules compiled to object code by any engine).");
   // The typed layer (mlir._jit): calls into and out of jitted code.
   if (_import_array() < 0)
     throw py::error_already_set();

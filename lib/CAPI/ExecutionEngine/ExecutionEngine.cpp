@@ -49,6 +49,8 @@ struct JitEngine {
   bool enableObjectDump = false;
   /// The object code, kept for dumps.
   std::string object;
+  /// The caller's data stored with the cache entry.
+  std::string cacheAnnotation;
   bool hasSharedLibraries = false;
   /// Names the module defines, including the `_mlir_` packed wrappers the
   /// engine generates for each function.
@@ -158,7 +160,8 @@ void collectModuleSymbols(Operation *module, JitEngine &jit) {
 
 /// What `collectModuleSymbols` found, for the cache: records of a kind
 /// ("D" defined, "P" packed argument count, "U" declared, "T" declared
-/// function type, "A" any function) and strings, each `<length>:<bytes>`.
+/// function type, "A" any function, "N" the caller's annotation) and strings,
+/// each `<length>:<bytes>`.
 std::string serializeModuleSymbols(const JitEngine &jit) {
   std::string out;
   auto field = [&](llvm::StringRef text) {
@@ -173,6 +176,7 @@ std::string serializeModuleSymbols(const JitEngine &jit) {
   for (const auto &type : jit.declaredFunctionTypes)
     field("T"), field(type.getKey()), field(type.second);
   field("A"), field(jit.anyFunction);
+  field("N"), field(jit.cacheAnnotation);
   return out;
 }
 
@@ -197,6 +201,8 @@ bool deserializeModuleSymbols(llvm::StringRef in, JitEngine &jit) {
       jit.declaredSymbols.push_back(name);
     } else if (kind == "A") {
       jit.anyFunction = name;
+    } else if (kind == "N") {
+      jit.cacheAnnotation = name;
     } else if (kind == "P" || kind == "T") {
       if (!field(value))
         return false;
@@ -432,14 +438,6 @@ JitEngine *createEngine(MlirModule op,
     return fail("the cache directory '" + nameWithNul(cacheDir) +
                 "' contains a NUL character");
 
-  static bool targetInitialized = [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmParser();
-    llvm::InitializeNativeTargetAsmPrinter();
-    return true;
-  }();
-  (void)targetInitialized;
-
   ModuleOp module = mlirModuleIsNull(op) ? ModuleOp() : unwrap(op);
   if (module)
     for (const std::string &refusal :
@@ -490,6 +488,7 @@ JitEngine *createEngine(MlirModule op,
     if (!module)
       return nullptr; // a damaged entry: a miss
     jit = std::make_unique<JitEngine>();
+    jit->cacheAnnotation = unwrap(options.cacheAnnotation).str();
   }
   jit->engine = std::move(*engine);
   jit->enableObjectDump = options.enableObjectDump;
@@ -498,6 +497,15 @@ JitEngine *createEngine(MlirModule op,
   if (hit) {
     object = std::move(stored->object);
   } else {
+    // Only compiling needs the target (loading an object does not): a new
+    // process's first cached engine pages in less of LLVM.
+    static bool targetInitialized = [] {
+      llvm::InitializeNativeTarget();
+      llvm::InitializeNativeTargetAsmParser();
+      llvm::InitializeNativeTargetAsmPrinter();
+      return true;
+    }();
+    (void)targetInitialized;
     llvm::LLVMContext llvmContext;
     auto llvmModule = translate(module, llvmContext, error);
     if (!llvmModule)
@@ -563,6 +571,11 @@ mlirExecutionEngineCreateFromCache(const MlirExecutionEngineOptions *options,
   if (!jit && !error.empty())
     report(onError, userData, error);
   return MlirExecutionEngine{jit};
+}
+
+extern "C" void mlirExecutionEngineGetCacheAnnotation(
+    MlirExecutionEngine jit, MlirStringCallback callback, void *userData) {
+  callback(wrap(llvm::StringRef(unwrapJit(jit)->cacheAnnotation)), userData);
 }
 
 extern "C" MlirExecutionEngineCacheStatistics

@@ -1,6 +1,7 @@
 //===- ObjectStore.cpp - The persistent compiled-object cache -------------===//
 
 #include "ObjectStore.h"
+#include "OrcEngine.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -12,8 +13,6 @@
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
-#include "llvm/TargetParser/Host.h"
-#include "llvm/TargetParser/Triple.h"
 
 #include <algorithm>
 #include <atomic>
@@ -122,19 +121,20 @@ void evict(StringRef directory, StringRef newest, uint64_t limit) {
 
 std::string describeKeyEnvironment(int optLevel, bool enablePIC,
                                    ArrayRef<StringRef> libraries) {
-  std::string description;
+  // Built with std::string: a new process's first engine pages in less of
+  // LLVM than with raw_ostream.
+  static const std::string host = [] {
+    const HostTarget &target = hostTarget();
+    std::string text = "llvm " LLVM_VERSION_STRING "\ntriple " + target.triple +
+                       "\ncpu " + target.cpu + "\nfeatures";
+    for (const std::string &feature : target.features)
+      text += " " + feature;
+    return text + "\n";
+  }();
+  std::string description = "format " + std::to_string(kObjectStoreFormat) +
+                            "\n" + host + "opt " + std::to_string(optLevel) +
+                            "\npic " + std::to_string(enablePIC) + "\n";
   raw_string_ostream os(description);
-  os << "format " << kObjectStoreFormat << "\n"
-     << "llvm " << LLVM_VERSION_STRING << "\n"
-     << "triple " << sys::getProcessTriple() << "\n"
-     << "cpu " << sys::getHostCPUName() << "\n";
-  std::vector<std::string> features;
-  for (const auto &feature : sys::getHostCPUFeatures())
-    features.push_back((feature.second ? "+" : "-") + feature.getKey().str());
-  std::sort(features.begin(), features.end());
-  os << "features " << join(features, ",") << "\n"
-     << "opt " << optLevel << "\n"
-     << "pic " << enablePIC << "\n";
   for (size_t i = 0; i < libraries.size(); ++i) {
     SmallString<256> real;
     sys::fs::file_status status;

@@ -12,6 +12,7 @@
 #include "llvm/ExecutionEngine/SectionMemoryManager.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/Support/DynamicLibrary.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <algorithm>
 
@@ -22,20 +23,30 @@ namespace mlir_execution_engine {
 
 namespace {
 
+/// Stands for the JIT's IR compiler, which the engine never uses.
+class NoIRCompiler : public IRCompileLayer::IRCompiler {
+public:
+  NoIRCompiler() : IRCompiler(IRSymbolMapper::ManglingOptions()) {}
+  Expected<std::unique_ptr<MemoryBuffer>> operator()(Module &) override {
+    return createStringError("the engine adds objects, not IR modules");
+  }
+};
+
 /// Upstream's protocol for shared libraries (mlir::ExecutionEngine's
 /// kLibraryInitFnName and kLibraryDestroyFnName).
 constexpr const char *kLibraryInit = "__mlir_execution_engine_init";
 constexpr const char *kLibraryDestroy = "__mlir_execution_engine_destroy";
 using LibraryInitFn = void (*)(StringMap<void *> &);
 
-Expected<JITTargetMachineBuilder>
-hostMachineBuilder(const OrcEngineOptions &options) {
-  auto builder = JITTargetMachineBuilder::detectHost();
-  if (!builder)
-    return builder.takeError();
-  builder->setCodeGenOptLevel(static_cast<CodeGenOptLevel>(options.optLevel));
+/// What JITTargetMachineBuilder::detectHost makes, without detecting again.
+JITTargetMachineBuilder hostMachineBuilder(const OrcEngineOptions &options) {
+  const HostTarget &host = hostTarget();
+  JITTargetMachineBuilder builder{Triple(host.triple)};
+  builder.setCPU(host.cpu);
+  builder.addFeatures(host.features);
+  builder.setCodeGenOptLevel(static_cast<CodeGenOptLevel>(options.optLevel));
   if (options.enablePIC)
-    builder->setRelocationModel(Reloc::PIC_);
+    builder.setRelocationModel(Reloc::PIC_);
   return builder;
 }
 
@@ -101,21 +112,38 @@ void defineStructorRunner(Module &module, bool constructors, StringRef name) {
 
 } // namespace
 
+const HostTarget &hostTarget() {
+  static const HostTarget host = [] {
+    HostTarget host{sys::getProcessTriple(), sys::getHostCPUName().str(), {}};
+    for (const auto &feature : sys::getHostCPUFeatures())
+      host.features.push_back((feature.second ? "+" : "-") +
+                              feature.getKey().str());
+    std::sort(host.features.begin(), host.features.end());
+    return host;
+  }();
+  return host;
+}
+
 Expected<std::unique_ptr<OrcEngine>>
 OrcEngine::create(const OrcEngineOptions &options) {
   std::unique_ptr<OrcEngine> engine(new OrcEngine);
   engine->optLevel = options.optLevel;
   auto machineBuilder = hostMachineBuilder(options);
-  if (!machineBuilder)
-    return machineBuilder.takeError();
-  auto targetMachine = machineBuilder->createTargetMachine();
-  if (!targetMachine)
-    return targetMachine.takeError();
-  engine->targetMachine = std::move(*targetMachine);
+  engine->machineBuilder = machineBuilder;
 
   auto jit =
       LLJITBuilder()
-          .setJITTargetMachineBuilder(*machineBuilder)
+          .setJITTargetMachineBuilder(machineBuilder)
+          // From the triple: LLJIT would create a target machine for it.
+          .setDataLayout(
+              DataLayout(machineBuilder.getTargetTriple().computeDataLayout()))
+          // The engine compiles modules itself (`compile`) and adds objects:
+          // the JIT's own IR compiler, and its target machine, go unused.
+          .setCompileFunctionCreator(
+              [](JITTargetMachineBuilder)
+                  -> Expected<std::unique_ptr<IRCompileLayer::IRCompiler>> {
+                return std::make_unique<NoIRCompiler>();
+              })
           // Constructors run through kConstructors, the same with cached
           // objects: no platform rewrites the IR for them.
           .setPlatformSetUp(setUpInactivePlatform)
@@ -193,16 +221,20 @@ OrcEngine::~OrcEngine() {
 }
 
 Expected<std::unique_ptr<MemoryBuffer>> OrcEngine::compile(Module &module) {
+  // Made here, not in `create`: an engine loading a cached object needs none.
+  auto targetMachine = machineBuilder->createTargetMachine();
+  if (!targetMachine)
+    return targetMachine.takeError();
   module.setDataLayout(jit->getDataLayout());
   module.setTargetTriple(jit->getTargetTriple());
   defineStructorRunner(module, /*constructors=*/true, kConstructors);
   defineStructorRunner(module, /*constructors=*/false, kDestructors);
   addPackedWrappers(module);
   auto optimize = mlir::makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
-                                                  targetMachine.get());
+                                                  targetMachine->get());
   if (Error error = optimize(&module))
     return std::move(error);
-  auto object = SimpleCompiler(*targetMachine)(module);
+  auto object = SimpleCompiler(**targetMachine)(module);
   if (object)
     countCompilation();
   return object;

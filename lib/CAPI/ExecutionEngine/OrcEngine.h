@@ -14,6 +14,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
@@ -22,10 +23,21 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace mlir_execution_engine {
+
+/// The host the engine compiles for, detected once per process: detection
+/// runs `cpuid` many times, which is slow in a virtual machine.
+struct HostTarget {
+  std::string triple;
+  std::string cpu;
+  /// "+name" or "-name", sorted.
+  std::vector<std::string> features;
+};
+const HostTarget &hostTarget();
 
 struct OrcEngineOptions {
   int optLevel = 2;
@@ -75,7 +87,7 @@ private:
   OrcEngine() = default;
 
   std::unique_ptr<llvm::orc::LLJIT> jit;
-  std::unique_ptr<llvm::TargetMachine> targetMachine;
+  std::optional<llvm::orc::JITTargetMachineBuilder> machineBuilder;
   int optLevel = 2;
   std::vector<void (*)()> libraryDestroyFunctions;
   /// Errors the session reports outside a lookup's own error.

@@ -27,20 +27,31 @@ class _ModuleCapsuleCarrier(Protocol):
 class ExecutionEngine:
     def __init__(
         self,
-        module: Module | _ModuleCapsuleCarrier,
+        module: Module | _ModuleCapsuleCarrier | None,
         opt_level: int = 2,
         shared_libs: Sequence[str] = [],
         enable_object_dump: bool = True,
         enable_pic: bool = False,
+        *,
+        enable_gdb_listener: bool = True,
+        enable_perf_listener: bool = True,
+        cache_dir: str | None = None,
+        _cache_key: str = "",
+        _cache_annotation: str = "",
     ) -> None:
         """Raises RuntimeError if the module cannot be translated to LLVM IR
-        or a shared library cannot be loaded."""
+        or a shared library cannot be loaded. With `cache_dir`, loads the
+        compiled object from the persistent cache or stores it there; with
+        `module` None and `_cache_key`, raises KeyError if the cache has no
+        entry."""
 
     def raw_lookup(self, func_name: str) -> int:
         """The address of the packed wrapper `void(void **)` of `func_name`,
         or 0 if the module defines no such function; raises RuntimeError if
         it uses symbols neither defined nor registered."""
 
+    @property
+    def _cache_annotation(self) -> str: ...
     def _num_packed_arguments(self, func_name: str) -> int: ...
     def _declared_function_type(self, name: str) -> str | None: ...
     def raw_register_runtime(self, name: str, callback: _Address) -> None:
@@ -86,3 +97,5 @@ def _mark_tensor_arguments_immutable(function: Operation) -> None: ...
 def _unclone_returned_arguments(module: Module) -> None: ...
 def _add_callback_trampolines(module: Module, slots: Sequence[_CallbackSlot]) -> None: ...
 def _bind_callbacks(engine: ExecutionEngine, slots: Sequence[_CallbackSlot]) -> None: ...
+
+def _cache_statistics() -> dict[str, int]: ...
