@@ -24,6 +24,10 @@ for param, value in lit_config.params.items():
     if param.startswith("env."):
         config.environment[param[len("env.") :]] = os.path.realpath(value)
 
+# jit()'s persistent cache: a directory of the test's own, so that no test
+# sees another's entries or the user's.
+config.environment["MLIR_JIT_CACHE_DIR"] = os.path.join(config.test_exec_root, "jit_cache")
+
 # Python tests import the `mlir` package and numpy from Bazel's PYTHONPATH.
 # The settings of test/sanitized.sh (`--config=asan`) pass through.
 config.substitutions.append(("%PYTHON", sys.executable))
