@@ -374,6 +374,127 @@ void testInitialize(MlirContext ctx) {
   mlirModuleDestroy(module);
 }
 
+/// Prints "<label>: <message>" for a reported failure or warning.
+static void printLabelled(MlirStringRef message, void *label) {
+  printf("%s: %.*s\n", (const char *)label, (int)message.length, message.data);
+}
+
+/// Invokes `add(21)` on `jit`, prints the result.
+static void invokeAdd(MlirExecutionEngine jit, const char *label) {
+  int input = 21, result = -1;
+  void *args[2] = {&input, &result};
+  MlirLogicalResult status =
+      mlirExecutionEngineInvokePacked(jit, str("add"), args);
+  printf("%s: %d (success: %d)\n", label, result,
+         mlirLogicalResultIsSuccess(status));
+}
+
+/// The cache's counters, since the first call (the process's own engines
+/// count too).
+static void printStatistics(const char *label) {
+  static MlirExecutionEngineCacheStatistics base;
+  static bool started = false;
+  MlirExecutionEngineCacheStatistics s =
+      mlirExecutionEngineGetCacheStatistics();
+  if (!started)
+    base = s, started = true;
+  printf("%s: hits %lld misses %lld stores %lld compilations %lld\n", label,
+         (long long)(s.hits - base.hits), (long long)(s.misses - base.misses),
+         (long long)(s.stores - base.stores),
+         (long long)(s.compilations - base.compilations));
+}
+
+// CHECK-LABEL: testCache
+void testCache(MlirContext ctx) {
+  printf("testCache\n");
+  const char *tmp = getenv("TEST_TMPDIR");
+  char dir[4096];
+  snprintf(dir, sizeof(dir), "%s/capi_cache_XXXXXX", tmp ? tmp : "/tmp");
+  if (!mkdtemp(dir)) {
+    printf("cannot create a directory\n");
+    exit(1);
+  }
+  MlirModule module = parseModule(
+      ctx,
+      "func.func @add(%arg0 : i32) -> i32 attributes { llvm.emit_c_interface } "
+      "{\n"
+      "  %res = arith.addi %arg0, %arg0 : i32\n"
+      "  return %res : i32\n"
+      "}",
+      1);
+  // CHECK: before: hits 0 misses 0 stores 0 compilations 0
+  printStatistics("before");
+  MlirExecutionEngineOptions options = mlirExecutionEngineOptionsGetDefault();
+  // CHECK: defaults: opt 2 gdb 1 perf 1 dump 0 pic 0
+  printf("defaults: opt %d gdb %d perf %d dump %d pic %d\n", options.optLevel,
+         options.enableGDBListener, options.enablePerfListener,
+         options.enableObjectDump, options.enablePIC);
+  options.enableGDBListener = false;
+  options.enablePerfListener = false;
+  options.cacheDir = str(dir);
+  options.cacheKey = str("add, doubled");
+  options.cacheAnnotation = str("the caller's note");
+  options.onCacheWarning = printLabelled;
+  options.cacheWarningUserData = (void *)"warning";
+
+  // A miss is a null engine and no error.
+  // CHECK: from an empty cache: null 1
+  MlirExecutionEngine jit = mlirExecutionEngineCreateFromCache(
+      &options, printLabelled, (void *)"error");
+  printf("from an empty cache: null %d\n", mlirExecutionEngineIsNull(jit));
+
+  // CHECK: compiled: 42 (success: 1)
+  // CHECK: after compiling: hits 0 misses 2 stores 1 compilations 1
+  jit = requireEngine(mlirExecutionEngineCreateWithOptions(
+      module, &options, printLabelled, (void *)"error"));
+  invokeAdd(jit, "compiled");
+  mlirExecutionEngineDestroy(jit);
+  printStatistics("after compiling");
+
+  // CHECK: loaded: 42 (success: 1)
+  // CHECK: annotation: the caller's note
+  // CHECK: after loading: hits 1 misses 2 stores 1 compilations 1
+  jit = requireEngine(mlirExecutionEngineCreateFromCache(
+      &options, printLabelled, (void *)"error"));
+  invokeAdd(jit, "loaded");
+  mlirExecutionEngineGetCacheAnnotation(jit, printLabelled,
+                                        (void *)"annotation");
+  mlirExecutionEngineDestroy(jit);
+  printStatistics("after loading");
+
+  // Keyed by the module itself: the second engine loads the first's object.
+  // CHECK: by module: 42 (success: 1)
+  // CHECK: by module again: 42 (success: 1)
+  // CHECK: keyed by the module: hits 2 misses 3 stores 2 compilations 2
+  options.cacheKey = str("");
+  for (int i = 0; i < 2; ++i) {
+    jit = requireEngine(mlirExecutionEngineCreateWithOptions(
+        module, &options, printLabelled, (void *)"error"));
+    invokeAdd(jit, i ? "by module again" : "by module");
+    mlirExecutionEngineDestroy(jit);
+  }
+  printStatistics("keyed by the module");
+
+  // CHECK: error: creating an engine from the cache needs a cache directory and
+  // a cache key
+  jit = mlirExecutionEngineCreateFromCache(&options, printLabelled,
+                                           (void *)"error");
+
+  // A directory that cannot be created: a warning, and a working engine.
+  char blocked[4200];
+  snprintf(blocked, sizeof(blocked), "%s/file", dir);
+  fclose(fopen(blocked, "w"));
+  strcat(blocked, "/cache");
+  options.cacheDir = str(blocked);
+  // CHECK: warning: cannot create the cache directory '{{.*}}/file/cache': Not
+  // a directory CHECK: uncached: 42 (success: 1)
+  jit = requireEngine(mlirExecutionEngineCreateWithOptions(
+      module, &options, printLabelled, (void *)"error"));
+  invokeAdd(jit, "uncached");
+  mlirExecutionEngineDestroy(jit);
+  mlirModuleDestroy(module);
+}
+
 int main(void) {
   MlirContext ctx = createContext();
   mlirRegisterAllPasses();
@@ -384,6 +505,7 @@ int main(void) {
   testNulNames(ctx);
   testDumpToObjectFile(ctx);
   testInitialize(ctx);
+  testCache(ctx);
   mlirContextDestroy(ctx);
   return 0;
 }
