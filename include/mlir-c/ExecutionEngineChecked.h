@@ -38,7 +38,11 @@ typedef struct MlirExecutionEngineOptions {
   bool enablePIC;
   /// Tell GDB about jitted code, so that backtraces name its functions.
   bool enableGDBListener;
-  /// Tell perf about jitted code (where LLVM was built with perf support).
+  /// Tell perf about jitted code (where LLVM was built with perf support):
+  /// LLVM writes jitdump files under `$JITDUMPDIR` (else the temporary
+  /// directory) `/.debug/jit/`, and leaves them there. Off by default, unlike
+  /// upstream's engine; creating an engine fails if that directory cannot be
+  /// created.
   bool enablePerfListener;
   /// A directory for the persistent object cache, shared by processes; empty
   /// for none. An engine whose key is there loads the object instead of
@@ -64,8 +68,8 @@ typedef struct MlirExecutionEngineOptions {
 } MlirExecutionEngineOptions;
 
 /// The options `mlirExecutionEngineCreate` uses at opt level 2: no shared
-/// libraries, object dumps and PIC off, GDB and perf listeners on (as
-/// upstream's engine), no cache.
+/// libraries, object dumps and PIC off, the GDB listener on (as upstream's
+/// engine), the perf listener off, no cache.
 MLIR_CAPI_EXPORTED MlirExecutionEngineOptions
 mlirExecutionEngineOptionsGetDefault(void);
 
@@ -87,6 +91,13 @@ mlirExecutionEngineCreateFromCache(const MlirExecutionEngineOptions *options,
 /// was loaded from, or the one it was created with.
 MLIR_CAPI_EXPORTED void mlirExecutionEngineGetCacheAnnotation(
     MlirExecutionEngine jit, MlirStringCallback callback, void *userData);
+
+/// Removes the cache entry the engine was loaded from (such as one whose
+/// annotation the caller cannot use, so that the next engine compiles and
+/// stores a new one); returns false if the engine was not loaded from the
+/// cache.
+MLIR_CAPI_EXPORTED bool
+mlirExecutionEngineRemoveCacheEntry(MlirExecutionEngine jit);
 
 /// What the object cache did in this process.
 typedef struct MlirExecutionEngineCacheStatistics {

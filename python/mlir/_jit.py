@@ -337,32 +337,56 @@ class _Default:
 DEFAULT = _Default()
 
 
+# The transform libraries a pipeline loads (FAST_PIPELINE's schedule, or a
+# user's): files or directories of them.
+_TRANSFORM_LIBRARIES = re.compile(r"transform-library-paths\s*=\s*\{([^}]*)\}")
+
+
 def _cache_key(source: str, pipeline: str) -> str:
     """What the cache key says of a jit() module (the engine adds the host,
-    LLVM, opt level and libraries): the source and how it is lowered."""
+    LLVM, opt level and libraries): the source and how it is lowered,
+    including the contents of the transform libraries the pipeline loads."""
     parts = [_CACHE_FORMAT, pipeline]
-    if pipeline == FAST_PIPELINE:
-        with open(_FAST_SCHEDULE, "rb") as schedule:
-            parts.append(hashlib.sha256(schedule.read()).hexdigest())
+    for paths in _TRANSFORM_LIBRARIES.findall(pipeline):
+        for path in (p.strip().strip("'\"") for p in paths.split(",")):
+            files = (
+                sorted(os.path.join(d, f) for d, _, fs in os.walk(path) for f in fs)
+                if os.path.isdir(path)
+                else [path]
+            )
+            for file in files:
+                try:
+                    with open(file, "rb") as library:
+                        parts.append(f"{file} {hashlib.sha256(library.read()).hexdigest()}")
+                except OSError as error:
+                    parts.append(f"{file} {error}")  # the pipeline will say
     return "\n".join(parts) + "\n" + source
 
 
 def _pickled_callback(name: str, fn: Callable[..., Any]) -> bytes:
-    """`fn` pickled (with cloudpickle if pickle cannot and it is installed),
-    or a PicklingError naming the callback."""
+    """`fn` pickled, or a PicklingError naming the callback. With cloudpickle
+    installed, a function of `__main__` goes by value (the receiving process,
+    such as a Dask worker, may have another `__main__`), and what pickle
+    cannot take is tried with cloudpickle."""
     try:
-        return pickle.dumps(fn)
-    except Exception as error:
+        import cloudpickle  # type: ignore[import-not-found]
+    except ImportError:
+        cloudpickle = None
+    picklers = [pickle.dumps]
+    if cloudpickle is not None:
+        by_value = getattr(fn, "__module__", None) == "__main__"
+        picklers = [cloudpickle.dumps] if by_value else [pickle.dumps, cloudpickle.dumps]
+    errors = []
+    for dumps in picklers:
         try:
-            import cloudpickle  # type: ignore[import-not-found]
-
-            return bytes(cloudpickle.dumps(fn))
-        except Exception:
-            raise pickle.PicklingError(
-                f"cannot pickle the JitModule: its callback '{name}' ({fn!r}) "
-                f"cannot be pickled ({error}); register a function defined at "
-                "a module's top level, or install cloudpickle"
-            ) from None
+            return bytes(dumps(fn))
+        except Exception as error:
+            errors.append(error)
+    raise pickle.PicklingError(
+        f"cannot pickle the JitModule: its callback '{name}' ({fn!r}) cannot be "
+        f"pickled ({errors[0]}); register a function defined at a module's top "
+        "level, or install cloudpickle"
+    )
 
 
 class _JitState:
@@ -389,28 +413,37 @@ class _JitState:
         self.lock = threading.RLock()
         self.compiling = False
 
-    def load_cached(self) -> dict[str, Any] | None:
+    def load_cached(
+        self, load: _native._CacheLoad | None, definitions: list[str]
+    ) -> dict[str, Any] | None:
         """The analysis of the module kept with its cache entry, with the
-        engine the entry makes, or None if the cache has none."""
+        engine the entry makes (`load`'s, if started), or None if the cache
+        has none (or one whose analysis does not fit the module's
+        `definitions`, which it removes)."""
         try:
-            # perf's listener costs a process's first engine half a
-            # millisecond: profile with ExecutionEngine's own option.
             engine = ExecutionEngine(
                 None,
                 opt_level=self.opt_level,
                 shared_libs=self.shared_libs,
-                enable_perf_listener=False,
                 cache_dir=self.cache_dir,
                 _cache_key=self.cache_key,
+                _cache_load=load,
             )
         except KeyError:
             return None
         try:
-            analysis: dict[str, Any] = json.loads(engine._cache_annotation)
-        except ValueError:
-            return None  # not an entry of jit()'s: compile again
+            analysis = json.loads(engine._cache_annotation)
+            flags = analysis["functions"]
+            fits = isinstance(analysis["stoppable"], bool) and all(
+                [type(flag) for flag in flags[name]] == [bool, bool] for name in definitions
+            )
+        except (ValueError, TypeError, KeyError):
+            fits = False
+        if not fits:
+            engine._remove_cache_entry()  # the next engine stores a new one
+            return None
         self.cached_engine = engine
-        return analysis
+        return dict(analysis)
 
     def compile(self) -> ExecutionEngine:
         with self.lock:
@@ -444,7 +477,6 @@ class _JitState:
             self.module,
             opt_level=self.opt_level,
             shared_libs=self.shared_libs,
-            enable_perf_listener=False,
             cache_dir=self.cache_dir,
             _cache_key=self.cache_key,
             _cache_annotation=self.cache_annotation,
@@ -498,31 +530,36 @@ class JitModule:
         if cache_dir is DEFAULT:
             cache_dir = jit_cache.default_cache_dir()
         elif cache_dir is not None:
-            cache_dir = os.fspath(cache_dir)  # type: ignore[arg-type]
+            cache_dir = os.fsdecode(cache_dir)  # type: ignore[arg-type]
+            if not cache_dir:
+                raise ValueError("cache_dir is empty: give a directory, or None for no cache")
+        library_paths = list(shared_libs)
+        load = None
+        if (
+            cache_dir is not None
+            and isinstance(source, str)
+            and all(isinstance(p, str) and "\0" not in p for p in [cache_dir, *library_paths])
+        ):
+            # Loads the engine, if the cache has it, while the source is parsed.
+            load = _native._load_from_cache(
+                cache_dir,
+                _cache_key(source, pipeline or DEFAULT_PIPELINE),
+                opt_level,
+                library_paths,
+                True,  # the GDB listener, as ExecutionEngine's default
+                False,  # the perf listener
+            )
         module = self._parse(source, context)
         # What pickling sends, and the cache's key describes.
         self._source = source if isinstance(source, str) else str(module)
-        self._options = (pipeline, opt_level, list(shared_libs), cache_dir)
+        self._options = (pipeline, opt_level, library_paths, cache_dir)
         functions = [op for op in module.body if op.name == "func.func"]
         if not functions:
             raise ValueError(
                 "the module defines no func.func: jit() takes a module before "
                 "it is lowered to the LLVM dialect"
             )
-        state = _JitState(module, opt_level, list(shared_libs))
-        # What the analyses below found (kept with the cache entry, and
-        # taken from it when the module was compiled before).
-        analysis = None
-        if cache_dir is not None:
-            state.cache_dir = str(cache_dir)
-            state.cache_key = _cache_key(self._source, pipeline or DEFAULT_PIPELINE)
-            analysis = state.load_cached()
-        tensors = False
-        if analysis is None:
-            _refuse_crashing_ops(module)
-            tensors = _uses_tensors(module, functions)
-            if tensors:
-                _bufferizes(pipeline)  # refuses a pipeline that bufferizes wrongly
+        state = _JitState(module, opt_level, library_paths)
         libraries = []
         for path in state.shared_libs:
             if "\0" in path:
@@ -556,7 +593,19 @@ class JitModule:
                 slot.errors = state.errors
                 state.slots[name] = slot
             interfaced.append(op)
+        # What the analyses below find (kept with the cache entry, and taken
+        # from it when the module was compiled before).
+        analysis = None
+        if cache_dir is not None:
+            state.cache_dir = cache_dir
+            state.cache_key = _cache_key(self._source, pipeline or DEFAULT_PIPELINE)
+            analysis = state.load_cached(load, [name for name, _ in definitions])
+        tensors = False
         if analysis is None:
+            _refuse_crashing_ops(module)
+            tensors = _uses_tensors(module, functions)
+            if tensors:
+                _bufferizes(pipeline)  # refuses a pipeline that bufferizes wrongly
             # This package's pipelines lower to the module's own code.
             custom_pipeline = pipeline not in (None, DEFAULT_PIPELINE, FAST_PIPELINE)
             analysis = {

@@ -15,15 +15,21 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
+import time
 from typing import Any
 
 from ._mlir_libs import _mlirExecutionEngine as _native
 
-__all__ = ["default_cache_dir", "info", "clear", "statistics", "main"]
+__all__ = ["default_cache_dir", "info", "clear", "max_bytes", "statistics", "main"]
 
-_SUFFIX = ".mlirjit"
-_TEMPORARY = ".tmp-"
+# An entry, and a writer's temporary file for one: the only files the cache
+# touches, in a directory that may hold others.
+_ENTRY = re.compile(r"[0-9a-f]{64}\.mlirjit")
+_TEMPORARY = re.compile(r"[0-9a-f]{64}\.mlirjit\.tmp-[0-9A-Za-z]{12}")
+# A temporary file older than this was left by a writer that died.
+_STALE_TEMPORARY = 3600
 DEFAULT_MAX_BYTES = 1 << 30
 
 
@@ -36,41 +42,58 @@ def default_cache_dir() -> str:
     return os.path.join(base, "mlir_execution_engine")
 
 
-def _files(cache_dir: str) -> list[os.DirEntry[str]]:
+def _files(cache_dir: str, pattern: re.Pattern[str]) -> list[os.DirEntry[str]]:
+    """The regular files of `cache_dir` whose names match `pattern` (none if
+    it does not exist; NotADirectoryError if it is no directory)."""
     try:
         with os.scandir(cache_dir) as entries:
             return [
-                e
-                for e in entries
-                if e.is_file(follow_symlinks=False)
-                and (e.name.endswith(_SUFFIX) or _TEMPORARY in e.name)
+                e for e in entries if pattern.fullmatch(e.name) and e.is_file(follow_symlinks=False)
             ]
     except FileNotFoundError:
         return []
 
 
+def max_bytes() -> int | None:
+    """The bound `MLIR_JIT_CACHE_MAX_BYTES` sets, as the engine reads it (a
+    decimal number of bytes; unset or blank for the default), or None if it
+    is invalid, which caches nothing."""
+    text = os.environ.get("MLIR_JIT_CACHE_MAX_BYTES", "").strip()
+    if not text:
+        return DEFAULT_MAX_BYTES
+    if text.isascii() and text.isdigit() and int(text) < 2**64:
+        return int(text)
+    return None
+
+
 def info(cache_dir: str | None = None) -> dict[str, Any]:
-    """The cache's directory, entry count, size in bytes and size bound."""
+    """The cache's directory, entry count, size in bytes and size bound
+    (None if MLIR_JIT_CACHE_MAX_BYTES is invalid)."""
     cache_dir = cache_dir or default_cache_dir()
-    entries = [e for e in _files(cache_dir) if e.name.endswith(_SUFFIX)]
-    limit = os.environ.get("MLIR_JIT_CACHE_MAX_BYTES", "").strip()
+    entries = _files(cache_dir, _ENTRY)
     return {
         "directory": cache_dir,
         "entries": len(entries),
         "bytes": sum(e.stat(follow_symlinks=False).st_size for e in entries),
-        "max_bytes": int(limit) if limit.isdigit() else DEFAULT_MAX_BYTES,
+        "max_bytes": max_bytes(),
     }
 
 
 def clear(cache_dir: str | None = None) -> int:
-    """Removes every entry (and temporary file); returns how many entries."""
+    """Removes every entry, and temporary files writers left an hour ago or
+    more (not those being written); returns how many entries."""
+    cache_dir = cache_dir or default_cache_dir()
+    stale = time.time() - _STALE_TEMPORARY
+    files = _files(cache_dir, _ENTRY) + [
+        e for e in _files(cache_dir, _TEMPORARY) if e.stat().st_mtime < stale
+    ]
     removed = 0
-    for entry in _files(cache_dir or default_cache_dir()):
+    for entry in files:
         try:
             os.remove(entry.path)
         except FileNotFoundError:
             continue  # another process evicted it
-        removed += entry.name.endswith(_SUFFIX)
+        removed += bool(_ENTRY.fullmatch(entry.name))
     return removed
 
 
@@ -88,11 +111,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dir", help="the cache directory (default: %(default)s)")
     parser.set_defaults(dir=default_cache_dir())
     args = parser.parse_args(argv)
-    if args.command == "clear":
-        print(f"removed {clear(args.dir)} entries from {args.dir}")
-        return 0
-    for key, value in info(args.dir).items():
-        print(f"{key}: {value}")
+    try:
+        if args.command == "clear":
+            print(f"removed {clear(args.dir)} entries from {args.dir}")
+            return 0
+        for key, value in info(args.dir).items():
+            print(f"{key}: {value}")
+    except OSError as error:
+        print(f"python -m mlir.jit_cache: {error}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -425,7 +425,7 @@ void testCache(MlirContext ctx) {
   // CHECK: before: hits 0 misses 0 stores 0 compilations 0
   printStatistics("before");
   MlirExecutionEngineOptions options = mlirExecutionEngineOptionsGetDefault();
-  // CHECK: defaults: opt 2 gdb 1 perf 1 dump 0 pic 0
+  // CHECK: defaults: opt 2 gdb 1 perf 0 dump 0 pic 0
   printf("defaults: opt %d gdb %d perf %d dump %d pic %d\n", options.optLevel,
          options.enableGDBListener, options.enablePerfListener,
          options.enableObjectDump, options.enablePIC);

@@ -587,6 +587,49 @@ def testBF16Rounding():
 run(testBF16Rounding)
 
 
+# From x86's 80-bit and from 128-bit floats too (__truncxfbf2,
+# __trunctfbf2, which gcc 12's libgcc lacks), rounding once: just above and
+# below a tie, 2**-60 away, where rounding through f64 first would land on
+# the tie. Bits are passed as they are (ctypes' c_longdouble takes a float).
+# CHECK-LABEL: TEST: testBF16RoundingFromWideFloats
+def testBF16RoundingFromWideFloats():
+    module = Module.parse(
+        """
+        llvm.func @from_f80(%a: f80) -> i16 {
+          %r = llvm.fptrunc %a : f80 to bf16
+          %b = llvm.bitcast %r : bf16 to i16
+          llvm.return %b : i16
+        }
+        llvm.func @from_f128(%a: f128) -> i16 {
+          %r = llvm.fptrunc %a : f128 to bf16
+          %b = llvm.bitcast %r : bf16 to i16
+          llvm.return %b : i16
+        }""",
+        Context(),
+    )
+    engine = ExecutionEngine(module)
+
+    def call(name, operand_address):
+        """`name`'s packed wrapper: pointers to the operand and the result."""
+        packed = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(engine.raw_lookup(name))
+        result = ctypes.c_uint16()
+        packed((ctypes.c_void_p * 2)(operand_address, ctypes.addressof(result)))
+        return hex(result.value)
+
+    one, tie, tiny = np.longdouble(1), np.longdouble(2) ** -8, np.longdouble(2) ** -60
+    values = [one + tie, one + tie + tiny, one + tie - tiny, -(one + tie + tiny), -2.5]
+    operands = [np.array([value], dtype=np.longdouble) for value in values]
+    print("from_f80:", [call("from_f80", operand.ctypes.data) for operand in operands])
+    # An f128 with bits below f64's: 1 + 2**-8 + 2**-100, just above the tie.
+    wide = (ctypes.c_uint64 * 2)(1 << 12, 0x3FFF << 48 | 1 << 40)
+    print("from_f128:", call("from_f128", ctypes.addressof(wide)))
+
+
+# CHECK: from_f80: ['0x3f80', '0x3f81', '0x3f80', '0xbf81', '0xc020']
+# CHECK: from_f128: 0x3f81
+run(testBF16RoundingFromWideFloats)
+
+
 # The GIL is released while a function that loops runs. Untimed: while one
 # thread runs a jitted loop, the main thread goes on running Python code
 # through the whole call (with the GIL held through the call, it could run

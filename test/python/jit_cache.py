@@ -18,10 +18,19 @@
 #    RuntimeWarning and a working module.
 # 6. MLIR_JIT_CACHE_MAX_BYTES bounds the directory, evicting the least
 #    recently used entry first.
-# 7. `python -m mlir.jit_cache info|clear`.
+# 7. `python -m mlir.jit_cache info|clear`, which touch the cache's files
+#    only (not others' in a shared directory, nor a writer's fresh temporary
+#    file).
+# 8. A whole entry (checksum right) whose content this version cannot use:
+#    an object LLVM refuses, or jit()'s analysis unusable, is removed and
+#    recompiled. A pipeline's transform library is part of the key: changing
+#    the file misses. Names the engine reserves, and an empty cache_dir,
+#    are refused.
 
+import ctypes
 import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -358,3 +367,132 @@ for command in ("info", "clear", "info"):
 # CHECK: cli info: directory: {{.*}}keys entries: [[N:[0-9]+]] bytes: {{[0-9]+}} max_bytes: 1073741824
 # CHECK: cli clear: removed [[N]] entries from {{.*}}keys
 # CHECK: cli info: directory: {{.*}}keys entries: 0 bytes: 0 max_bytes: 1073741824
+temporary = os.path.join(keys, "0" * 64 + ".mlirjit.tmp-0123456789ab")
+for name in ("report.tmp-draft", "notes.mlirjit"):
+    open(os.path.join(keys, name), "w").close()
+open(temporary, "w").close()
+run(cache_dir=keys)
+subprocess.run(
+    [sys.executable, "-m", "mlir.jit_cache", "clear", "--dir", keys],
+    check=True,
+    capture_output=True,
+)
+print("after clear:", sorted(os.listdir(keys)))
+# CHECK: after clear: ['0000000000000000000000000000000000000000000000000000000000000000.mlirjit.tmp-0123456789ab', 'notes.mlirjit', 'report.tmp-draft']
+not_a_directory = subprocess.run(
+    [sys.executable, "-m", "mlir.jit_cache", "info", "--dir", blocker],
+    capture_output=True,
+    text=True,
+)
+print("info of a file:", not_a_directory.returncode, not_a_directory.stderr.strip())
+# CHECK: info of a file: 1 python -m mlir.jit_cache: [Errno 20] Not a directory: '{{.*}}blocker'
+
+
+# 8. Entries whose checksum holds. The checksum is LLVM's xxh3_64bits, called
+# through its C++ symbol (an ArrayRef travels as pointer and size). Such an
+# entry is read (a hit), refused, removed and compiled again.
+def llvm_library():
+    import mlir.execution_engine  # noqa: F401 (loads libLLVM)
+
+    with open("/proc/self/maps") as maps:
+        return next(line.split()[-1] for line in maps if "libLLVM" in line)
+
+
+xxh3 = ctypes.CDLL(llvm_library())["_ZN4llvm11xxh3_64bitsENS_8ArrayRefIhEE"]
+xxh3.restype, xxh3.argtypes = ctypes.c_uint64, [ctypes.c_char_p, ctypes.c_size_t]
+HEADER = struct.Struct("<8sIIQQQ")  # magic, format, sizes of key, metadata, object, checksum
+
+
+def rewrite(path, metadata=None, obj=None):
+    """Rewrites the entry at `path` with another metadata or object, its
+    header and checksum right."""
+    with open(path, "rb") as f:
+        data = f.read()
+    magic, version, key_size, metadata_size, object_size, _ = HEADER.unpack_from(data)
+    rest = data[HEADER.size :]
+    key = rest[:key_size]
+    metadata = rest[key_size : key_size + metadata_size] if metadata is None else metadata
+    obj = rest[key_size + metadata_size :] if obj is None else obj
+    rest = key + metadata + obj
+    header = HEADER.pack(magic, version, len(key), len(metadata), len(obj), xxh3(rest, len(rest)))
+    with open(path, "wb") as f:
+        f.write(header + rest)
+    return metadata
+
+
+def with_annotation(metadata, annotation):
+    """`metadata` with jit()'s annotation (the last record, "N") replaced."""
+    start = metadata.rindex(b"1:N")
+    return metadata[:start] + b"1:N" + b"%d:" % len(annotation) + annotation
+
+
+crafted = new_dir("crafted")
+run(cache_dir=crafted)
+(name,) = entries(crafted)
+path = os.path.join(crafted, name)
+metadata = rewrite(path)
+cases = {
+    "object LLVM refuses": dict(obj=b"\x7fELF not really" * 8),
+    "analysis not JSON": dict(metadata=with_annotation(metadata, b"{")),
+    "analysis without the function": dict(
+        metadata=with_annotation(metadata, b'{"stoppable": true, "functions": {}}')
+    ),
+    "analysis of another shape": dict(metadata=with_annotation(metadata, b"[1]")),
+    "no metadata": dict(metadata=b""),
+}
+for case, parts in cases.items():
+    rewrite(path, **parts)
+    first, then = run(cache_dir=crafted), run(cache_dir=crafted)
+    print(f"{case}:", summary(first), first["results"], "then", summary(then))
+# CHECK: object LLVM refuses: hits 1 compilations 1 [3.0] then hits 1 compilations 0
+# CHECK: analysis not JSON: hits 1 compilations 1 [3.0] then hits 1 compilations 0
+# CHECK: analysis without the function: hits 1 compilations 1 [3.0] then hits 1 compilations 0
+# CHECK: analysis of another shape: hits 1 compilations 1 [3.0] then hits 1 compilations 0
+# CHECK: no metadata: hits 1 compilations 1 [3.0] then hits 1 compilations 0
+
+library_dir = new_dir("transform")
+schedule = os.path.join(library_dir, "schedule.mlir")
+SCHEDULE = """module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %c = transform.structured.match ops{["arith.addf"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.annotate %c "VERSION" : !transform.any_op
+    transform.yield
+  }
+}"""
+scheduled = (
+    'builtin.module(transform-preload-library{transform-library-paths={"%s"}},'
+    "transform-interpreter,convert-arith-to-llvm,convert-func-to-llvm,"
+    "reconcile-unrealized-casts)" % schedule
+)
+for version in ("first", "first", "second"):
+    with open(schedule, "w") as f:
+        f.write(SCHEDULE.replace("VERSION", version))
+    print(f"schedule {version}:", summary(run(cache_dir=library_dir, pipeline=scheduled)))
+# CHECK: schedule first: hits 0 compilations 1
+# CHECK: schedule first: hits 1 compilations 0
+# CHECK: schedule second: hits 0 compilations 1
+
+RESERVED = (
+    """
+func.func @__mlir_jit_run_ctors() {
+  return
+}
+"""
+    + ADD
+)
+REFUSALS = r"""
+import sys
+from mlir.execution_engine import jit
+for source, kwargs in [(sys.argv[1], {"cache_dir": None}), (sys.argv[2], {"cache_dir": ""})]:
+    try:
+        jit(source, **kwargs).add(1.0, 2.0)
+    except (RuntimeError, ValueError) as error:
+        print(type(error).__name__, error)
+"""
+print(
+    subprocess.run(
+        [sys.executable, "-c", REFUSALS, RESERVED, ADD], capture_output=True, text=True
+    ).stdout.strip()
+)
+# CHECK: RuntimeError Failure while creating the ExecutionEngine. the symbol '__mlir_jit_run_ctors' is reserved: the engine defines it to run the module's global constructors or destructors; rename it
+# CHECK-NEXT: ValueError cache_dir is empty: give a directory, or None for no cache

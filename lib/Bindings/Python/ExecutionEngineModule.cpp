@@ -19,6 +19,7 @@
 
 #include <pybind11/stl.h>
 
+#include <future>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -147,19 +148,17 @@ struct EngineOptions {
   bool enableObjectDump = true;
   bool enablePIC = false;
   bool enableGDBListener = true;
-  bool enablePerfListener = true;
+  bool enablePerfListener = false;
   std::optional<std::string> cacheDir;
   std::string cacheKey;
   std::string cacheAnnotation;
 };
 
-/// Creates an engine for `module`, or from the cache alone if it is null
-/// (null on a miss). A cache that cannot be used is a RuntimeWarning, once
-/// for each directory.
-PyExecutionEngine *create(MlirModule module, const EngineOptions &options) {
+/// The C API's options for `options`; `libPaths` holds the paths.
+MlirExecutionEngineOptions toCOptions(const EngineOptions &options,
+                                      std::vector<MlirStringRef> &libPaths) {
   MlirExecutionEngineOptions c = mlirExecutionEngineOptionsGetDefault();
   c.optLevel = options.optLevel;
-  std::vector<MlirStringRef> libPaths;
   for (const std::string &path : options.sharedLibs) {
     checkNoNul(path, "shared library path");
     libPaths.push_back(toStringRef(path));
@@ -176,6 +175,65 @@ PyExecutionEngine *create(MlirModule module, const EngineOptions &options) {
   }
   c.cacheKey = toStringRef(options.cacheKey);
   c.cacheAnnotation = toStringRef(options.cacheAnnotation);
+  return c;
+}
+
+/// An engine from the cache alone, or a null one: on a miss without error.
+struct CacheLoad {
+  MlirExecutionEngine engine{nullptr};
+  std::string error;
+};
+
+CacheLoad loadFromCache(const EngineOptions &options) {
+  std::vector<MlirStringRef> libPaths;
+  MlirExecutionEngineOptions c = toCOptions(options, libPaths);
+  CacheLoad load;
+  load.engine =
+      mlirExecutionEngineCreateFromCache(&c, appendToString, &load.error);
+  return load;
+}
+
+/// A load from the cache on a thread of its own, so that jit() parses its
+/// source meanwhile. Unless taken, the engine is destroyed with it.
+class PyCacheLoad {
+public:
+  explicit PyCacheLoad(EngineOptions options)
+      : result(std::async(std::launch::async,
+                          [options] { return loadFromCache(options); })) {}
+  ~PyCacheLoad() {
+    if (result.valid()) {
+      CacheLoad load = result.get();
+      if (!mlirExecutionEngineIsNull(load.engine))
+        mlirExecutionEngineDestroy(load.engine);
+    }
+  }
+  CacheLoad take() {
+    if (!result.valid())
+      throw std::runtime_error("the cache load was taken already");
+    py::gil_scoped_release release;
+    return result.get();
+  }
+
+private:
+  std::future<CacheLoad> result;
+};
+
+/// Creates an engine for `module`, or from the cache alone if it is null
+/// (null on a miss), or takes `load`'s. A cache that cannot be used is a
+/// RuntimeWarning, once for each directory.
+PyExecutionEngine *create(MlirModule module, const EngineOptions &options,
+                          PyCacheLoad *load = nullptr) {
+  if (load || mlirModuleIsNull(module)) {
+    CacheLoad loaded = load ? load->take() : loadFromCache(options);
+    if (!loaded.error.empty())
+      throw std::runtime_error("Failure while creating the ExecutionEngine. " +
+                               loaded.error);
+    return mlirExecutionEngineIsNull(loaded.engine)
+               ? nullptr
+               : new PyExecutionEngine(loaded.engine, /*compileStack=*/0);
+  }
+  std::vector<MlirStringRef> libPaths;
+  MlirExecutionEngineOptions c = toCOptions(options, libPaths);
   std::string warning;
   c.onCacheWarning = appendToString;
   c.cacheWarningUserData = &warning;
@@ -183,17 +241,11 @@ PyExecutionEngine *create(MlirModule module, const EngineOptions &options) {
   // Translating to LLVM IR and compiling recurse on how deeply the module
   // nests.
   size_t compileStack =
-      mlirModuleIsNull(module)
-          ? 0
-          : stackForDepth(nestingDepth(mlirModuleGetOperation(module)),
-                          "compile");
+      stackForDepth(nestingDepth(mlirModuleGetOperation(module)), "compile");
   MlirExecutionEngine engine;
   runOnStack(compileStack, "compile", [&] {
-    engine =
-        mlirModuleIsNull(module)
-            ? mlirExecutionEngineCreateFromCache(&c, appendToString, &error)
-            : mlirExecutionEngineCreateWithOptions(module, &c, appendToString,
-                                                   &error);
+    engine = mlirExecutionEngineCreateWithOptions(module, &c, appendToString,
+                                                  &error);
   });
   static auto *warned = new std::set<std::string>();
   if (!warning.empty() && warned->insert(*options.cacheDir).second &&
@@ -205,8 +257,6 @@ PyExecutionEngine *create(MlirModule module, const EngineOptions &options) {
   }
   // Upstream's message, then the reason.
   if (mlirExecutionEngineIsNull(engine)) {
-    if (error.empty())
-      return nullptr;
     throw std::runtime_error("Failure while creating the ExecutionEngine. " +
                              error);
   }
@@ -220,51 +270,57 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
   registerUtf8SafeExceptions();
 
   py::class_<PyExecutionEngine>(m, "ExecutionEngine")
-      .def(py::init([](py::object module, int optLevel,
-                       std::vector<std::string> sharedLibs,
-                       bool enableObjectDump, bool enablePIC,
-                       bool enableGDBListener, bool enablePerfListener,
-                       std::optional<std::string> cacheDir,
-                       std::string cacheKey, std::string cacheAnnotation) {
-             // mlir.jit's warm path: the engine from the cache alone,
-             // KeyError if it has no entry.
-             bool fromCache = module.is_none() && !cacheKey.empty();
-             MlirModule mlirModule =
-                 fromCache ? MlirModule{nullptr}
-                           : unwrapCapsule(module, mlirPythonCapsuleToModule,
-                                           "an mlir.ir.Module");
-             if (fromCache && !cacheDir)
-               throw py::value_error("_cache_key without cache_dir");
-             EngineOptions options{optLevel,
-                                   std::move(sharedLibs),
-                                   enableObjectDump,
-                                   enablePIC,
-                                   enableGDBListener,
-                                   enablePerfListener,
-                                   std::move(cacheDir),
-                                   std::move(cacheKey),
-                                   std::move(cacheAnnotation)};
-             PyExecutionEngine *engine = create(mlirModule, options);
-             if (!engine)
-               throw py::key_error("the cache has no entry for the key");
-             return engine;
-           }),
-           py::arg("module"), py::arg("opt_level") = 2,
-           py::arg("shared_libs") = std::vector<std::string>(),
-           py::arg("enable_object_dump") = true, py::arg("enable_pic") = false,
-           py::kw_only(), py::arg("enable_gdb_listener") = true,
-           py::arg("enable_perf_listener") = true,
-           py::arg("cache_dir") = py::none(), py::arg("_cache_key") = "",
-           py::arg("_cache_annotation") = "",
-           "Create a new ExecutionEngine instance for the given Module. The "
-           "module must contain only dialects that can be translated to LLVM. "
-           "Perform transformations and code generation at the optimization "
-           "level `opt_level` if specified, or otherwise at the default "
-           "level of two (-O2). Load a list of libraries specified in "
-           "`shared_libs`. `enable_gdb_listener`/`enable_perf_listener` tell "
-           "GDB and perf about the jitted code. With `cache_dir`, the "
-           "compiled object is loaded from, or stored in, that directory's "
-           "persistent cache (see mlir.jit_cache).")
+      .def(
+          py::init([](py::object module, int optLevel,
+                      std::vector<std::string> sharedLibs,
+                      bool enableObjectDump, bool enablePIC,
+                      bool enableGDBListener, bool enablePerfListener,
+                      std::optional<std::string> cacheDir, std::string cacheKey,
+                      std::string cacheAnnotation, PyCacheLoad *cacheLoad) {
+            // mlir.jit's warm path: the engine from the cache alone (or
+            // from `cacheLoad`), KeyError if it has no entry.
+            bool fromCache =
+                module.is_none() && (!cacheKey.empty() || cacheLoad);
+            MlirModule mlirModule =
+                fromCache ? MlirModule{nullptr}
+                          : unwrapCapsule(module, mlirPythonCapsuleToModule,
+                                          "an mlir.ir.Module");
+            if (fromCache && !cacheDir && !cacheLoad)
+              throw py::value_error("_cache_key without cache_dir");
+            if (cacheDir && cacheDir->empty())
+              throw py::value_error("cache_dir is empty: give a directory, "
+                                    "or None for no cache");
+            EngineOptions options{optLevel,
+                                  std::move(sharedLibs),
+                                  enableObjectDump,
+                                  enablePIC,
+                                  enableGDBListener,
+                                  enablePerfListener,
+                                  std::move(cacheDir),
+                                  std::move(cacheKey),
+                                  std::move(cacheAnnotation)};
+            PyExecutionEngine *engine =
+                create(mlirModule, options, fromCache ? cacheLoad : nullptr);
+            if (!engine)
+              throw py::key_error("the cache has no entry for the key");
+            return engine;
+          }),
+          py::arg("module"), py::arg("opt_level") = 2,
+          py::arg("shared_libs") = std::vector<std::string>(),
+          py::arg("enable_object_dump") = true, py::arg("enable_pic") = false,
+          py::kw_only(), py::arg("enable_gdb_listener") = true,
+          py::arg("enable_perf_listener") = false,
+          py::arg("cache_dir") = py::none(), py::arg("_cache_key") = "",
+          py::arg("_cache_annotation") = "", py::arg("_cache_load") = nullptr,
+          "Create a new ExecutionEngine instance for the given Module. The "
+          "module must contain only dialects that can be translated to LLVM. "
+          "Perform transformations and code generation at the optimization "
+          "level `opt_level` if specified, or otherwise at the default "
+          "level of two (-O2). Load a list of libraries specified in "
+          "`shared_libs`. `enable_gdb_listener`/`enable_perf_listener` tell "
+          "GDB and perf about the jitted code. With `cache_dir`, the "
+          "compiled object is loaded from, or stored in, that directory's "
+          "persistent cache (see mlir.jit_cache).")
       .def(
           "raw_lookup",
           [](PyExecutionEngine &self, const std::string &name) -> uintptr_t {
@@ -297,6 +353,13 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
           },
           "The caller's data stored with the cache entry (mlir.jit's "
           "analysis of the module).")
+      .def(
+          "_remove_cache_entry",
+          [](PyExecutionEngine &self) {
+            return mlirExecutionEngineRemoveCacheEntry(self.get());
+          },
+          "Removes the cache entry the engine was loaded from (its "
+          "annotation is unusable); False if it was not loaded from one.")
       .def(
           "_num_packed_arguments",
           [](PyExecutionEngine &self, const std::string &name) {
@@ -389,6 +452,32 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
           "must have released it.")
       .def("_testing_release", &PyExecutionEngine::release,
            "Release the engine without destroying it (for testing).");
+
+  py::class_<PyCacheLoad>(m, "_CacheLoad",
+                          "A load from the JIT cache on a thread of its own "
+                          "(ExecutionEngine(None, _cache_load=...) takes it).");
+  m.def(
+      "_load_from_cache",
+      [](const std::string &cacheDir, const std::string &cacheKey, int optLevel,
+         std::vector<std::string> sharedLibs, bool enableGDBListener,
+         bool enablePerfListener) {
+        checkNoNul(cacheDir, "cache directory");
+        for (const std::string &path : sharedLibs)
+          checkNoNul(path, "shared library path");
+        EngineOptions options;
+        options.optLevel = optLevel;
+        options.sharedLibs = std::move(sharedLibs);
+        options.enableGDBListener = enableGDBListener;
+        options.enablePerfListener = enablePerfListener;
+        options.cacheDir = cacheDir;
+        options.cacheKey = cacheKey;
+        return new PyCacheLoad(std::move(options));
+      },
+      py::arg("cache_dir"), py::arg("cache_key"), py::arg("opt_level"),
+      py::arg("shared_libs"), py::arg("enable_gdb_listener"),
+      py::arg("enable_perf_listener"),
+      "Starts loading the engine cached under `cache_key` on a thread of its "
+      "own; ExecutionEngine(None, _cache_load=...) takes the result.");
 
   m.def(
       "_cache_statistics",

@@ -51,6 +51,10 @@ struct JitEngine {
   std::string object;
   /// The caller's data stored with the cache entry.
   std::string cacheAnnotation;
+  /// The cache entry's directory and key (empty without a cache), and
+  /// whether the engine was loaded from it.
+  std::string cacheDir, cacheKey;
+  bool fromCache = false;
   bool hasSharedLibraries = false;
   /// Names the module defines, including the `_mlir_` packed wrappers the
   /// engine generates for each function.
@@ -100,6 +104,19 @@ std::string findNulSymbol(ModuleOp module) {
         return "the symbol '" + nameWithNul(symbol.getName()) +
                "' contains a NUL character, which LLVM symbol names cannot "
                "hold: rename it";
+  return "";
+}
+
+/// Finds a symbol of the module named as one the engine defines in every
+/// module (the global constructors' and destructors' runners): the error,
+/// or an empty string if there is none.
+std::string findReservedSymbol(ModuleOp module) {
+  for (const char *reserved :
+       {OrcEngine::kConstructors, OrcEngine::kDestructors})
+    if (SymbolTable::lookupSymbolIn(module, reserved))
+      return std::string("the symbol '") + reserved +
+             "' is reserved: the engine defines it to run the module's "
+             "global constructors or destructors; rename it";
   return "";
 }
 
@@ -192,6 +209,8 @@ bool deserializeModuleSymbols(llvm::StringRef in, JitEngine &jit) {
     return true;
   };
   std::string kind, name, value;
+  // Every entry ends with the records "A" and "N".
+  bool sawAnyFunction = false, complete = false;
   while (!in.empty()) {
     if (!field(kind) || !field(name))
       return false;
@@ -201,8 +220,10 @@ bool deserializeModuleSymbols(llvm::StringRef in, JitEngine &jit) {
       jit.declaredSymbols.push_back(name);
     } else if (kind == "A") {
       jit.anyFunction = name;
+      sawAnyFunction = true;
     } else if (kind == "N") {
       jit.cacheAnnotation = name;
+      complete = sawAnyFunction;
     } else if (kind == "P" || kind == "T") {
       if (!field(value))
         return false;
@@ -215,7 +236,7 @@ bool deserializeModuleSymbols(llvm::StringRef in, JitEngine &jit) {
       return false;
     }
   }
-  return true;
+  return complete;
 }
 
 /// The symbols the module declares that nothing defines (not registered,
@@ -329,12 +350,39 @@ float truncDFBF2(double value) {
   return bf16InFloat(nearest);
 }
 
+/// `value` rounded to a double by rounding to odd (truncated, with a sticky
+/// last bit if anything was lost): rounding that again to fewer bits rounds
+/// as once.
+template <typename Wide> double doubleRoundedToOdd(Wide value) {
+  double nearest = static_cast<double>(value);
+  if (static_cast<Wide>(nearest) != value && value == value &&
+      std::isfinite(nearest)) {
+    uint64_t bits;
+    std::memcpy(&bits, &nearest, sizeof(bits));
+    if (std::fabs(nearest) > (value < 0 ? -value : value))
+      bits -= 1;
+    bits |= 1;
+    std::memcpy(&nearest, &bits, sizeof(bits));
+  }
+  return nearest;
+}
+
+float truncXFBF2(long double value) {
+  return truncDFBF2(doubleRoundedToOdd(value));
+}
+
+float truncTFBF2(__float128 value) {
+  return truncDFBF2(doubleRoundedToOdd(value));
+}
+
 /// Defines the compiler-runtime functions jitted code may call that this
 /// process lacks.
 llvm::Error defineMissingRuntimeFunctions(OrcEngine &engine) {
   std::pair<const char *, void *> functions[] = {
       {"__truncsfbf2", reinterpret_cast<void *>(&truncSFBF2)},
       {"__truncdfbf2", reinterpret_cast<void *>(&truncDFBF2)},
+      {"__truncxfbf2", reinterpret_cast<void *>(&truncXFBF2)},
+      {"__trunctfbf2", reinterpret_cast<void *>(&truncTFBF2)},
   };
   for (auto [name, address] : functions)
     if (!llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(name))
@@ -441,7 +489,8 @@ JitEngine *createEngine(MlirModule op,
   ModuleOp module = mlirModuleIsNull(op) ? ModuleOp() : unwrap(op);
   if (module)
     for (const std::string &refusal :
-         {findNulSymbol(module), findUnknownGarbageCollector(module)})
+         {findNulSymbol(module), findReservedSymbol(module),
+          findUnknownGarbageCollector(module)})
       if (!refusal.empty())
         return fail(refusal);
 
@@ -475,58 +524,80 @@ JitEngine *createEngine(MlirModule op,
   orcOptions.enableGDBListener = options.enableGDBListener;
   orcOptions.enablePerfListener = options.enablePerfListener;
   orcOptions.sharedLibPaths = libPaths;
-  auto engine = OrcEngine::create(orcOptions);
-  if (!engine)
-    return fail("cannot set up the JIT for the host: " +
-                llvm::toString(engine.takeError()));
-  if (llvm::Error failure = defineMissingRuntimeFunctions(**engine))
-    return fail(llvm::toString(std::move(failure)));
-
-  auto jit = std::make_unique<JitEngine>();
-  bool hit = stored && deserializeModuleSymbols(stored->metadata, *jit);
-  if (!hit) {
-    if (!module)
-      return nullptr; // a damaged entry: a miss
-    jit = std::make_unique<JitEngine>();
-    jit->cacheAnnotation = unwrap(options.cacheAnnotation).str();
-  }
-  jit->engine = std::move(*engine);
-  jit->enableObjectDump = options.enableObjectDump;
-  jit->hasSharedLibraries = !libPaths.empty();
-  std::unique_ptr<llvm::MemoryBuffer> object;
-  if (hit) {
-    object = std::move(stored->object);
-  } else {
-    // Only compiling needs the target (loading an object does not): a new
-    // process's first cached engine pages in less of LLVM.
-    static bool targetInitialized = [] {
-      llvm::InitializeNativeTarget();
-      llvm::InitializeNativeTargetAsmParser();
-      llvm::InitializeNativeTargetAsmPrinter();
-      return true;
-    }();
-    (void)targetInitialized;
-    llvm::LLVMContext llvmContext;
-    auto llvmModule = translate(module, llvmContext, error);
-    if (!llvmModule)
+  auto newJit = [&]() -> std::unique_ptr<JitEngine> {
+    auto engine = OrcEngine::create(orcOptions);
+    if (!engine) {
+      fail("cannot set up the JIT for the host: " +
+           llvm::toString(engine.takeError()));
       return nullptr;
-    auto compiled = jit->engine->compile(*llvmModule);
-    if (!compiled)
-      return fail("cannot compile the module: " +
-                  llvm::toString(compiled.takeError()));
-    object = std::move(*compiled);
-    collectModuleSymbols(module, *jit);
-    if (!cacheDir.empty()) {
-      std::string warning = mlir_execution_engine::storeObject(
-          cacheDir, key, serializeModuleSymbols(*jit), object->getBuffer());
-      if (!warning.empty() && options.onCacheWarning)
-        options.onCacheWarning(wrap(llvm::StringRef(warning)),
-                               options.cacheWarningUserData);
     }
+    if (llvm::Error failure = defineMissingRuntimeFunctions(**engine)) {
+      fail(llvm::toString(std::move(failure)));
+      return nullptr;
+    }
+    auto jit = std::make_unique<JitEngine>();
+    jit->engine = std::move(*engine);
+    jit->enableObjectDump = options.enableObjectDump;
+    jit->hasSharedLibraries = !libPaths.empty();
+    jit->cacheDir = cacheDir.str();
+    jit->cacheKey = key;
+    return jit;
+  };
+
+  if (stored) {
+    auto jit = newJit();
+    if (!jit)
+      return nullptr;
+    std::string object =
+        options.enableObjectDump ? stored->object->getBuffer().str() : "";
+    if (deserializeModuleSymbols(stored->metadata, *jit)) {
+      llvm::Error failure = jit->engine->addObject(std::move(stored->object));
+      if (!failure) {
+        jit->object = std::move(object);
+        jit->fromCache = true;
+        return jit.release();
+      }
+      llvm::consumeError(std::move(failure));
+    }
+    // A whole entry this version cannot use (an object LLVM refuses): it
+    // would fail every process.
+    mlir_execution_engine::removeObject(cacheDir, key);
+    if (!module)
+      return nullptr;
+  }
+
+  auto jit = newJit();
+  if (!jit)
+    return nullptr;
+  jit->cacheAnnotation = unwrap(options.cacheAnnotation).str();
+  // Only compiling needs the target (loading an object does not): a new
+  // process's first cached engine pages in less of LLVM.
+  static bool targetInitialized = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmParser();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)targetInitialized;
+  llvm::LLVMContext llvmContext;
+  auto llvmModule = translate(module, llvmContext, error);
+  if (!llvmModule)
+    return nullptr;
+  auto compiled = jit->engine->compile(*llvmModule);
+  if (!compiled)
+    return fail("cannot compile the module: " +
+                llvm::toString(compiled.takeError()));
+  collectModuleSymbols(module, *jit);
+  if (!cacheDir.empty()) {
+    std::string warning = mlir_execution_engine::storeObject(
+        cacheDir, key, serializeModuleSymbols(*jit), (*compiled)->getBuffer());
+    if (!warning.empty() && options.onCacheWarning)
+      options.onCacheWarning(wrap(llvm::StringRef(warning)),
+                             options.cacheWarningUserData);
   }
   if (options.enableObjectDump)
-    jit->object = object->getBuffer().str();
-  if (llvm::Error failure = jit->engine->addObject(std::move(object)))
+    jit->object = (*compiled)->getBuffer().str();
+  if (llvm::Error failure = jit->engine->addObject(std::move(*compiled)))
     return fail(llvm::toString(std::move(failure)));
   return jit.release();
 }
@@ -538,7 +609,6 @@ mlirExecutionEngineOptionsGetDefault(void) {
   MlirExecutionEngineOptions options = {};
   options.optLevel = 2;
   options.enableGDBListener = true;
-  options.enablePerfListener = true;
   return options;
 }
 
@@ -576,6 +646,14 @@ mlirExecutionEngineCreateFromCache(const MlirExecutionEngineOptions *options,
 extern "C" void mlirExecutionEngineGetCacheAnnotation(
     MlirExecutionEngine jit, MlirStringCallback callback, void *userData) {
   callback(wrap(llvm::StringRef(unwrapJit(jit)->cacheAnnotation)), userData);
+}
+
+extern "C" bool mlirExecutionEngineRemoveCacheEntry(MlirExecutionEngine jit) {
+  JitEngine &engine = *unwrapJit(jit);
+  if (!engine.fromCache)
+    return false;
+  mlir_execution_engine::removeObject(engine.cacheDir, engine.cacheKey);
+  return true;
 }
 
 extern "C" MlirExecutionEngineCacheStatistics

@@ -62,10 +62,24 @@ std::string applyOverrides(StringRef description, StringRef overrides) {
   return result;
 }
 
+/// Whether `name` is an entry's (`<64 hex digits>.mlirjit`), or with
+/// `temporary`, a writer's temporary file for one (`...mlirjit.tmp-<12>`):
+/// the only files eviction touches, in a directory that may hold others.
+bool isStoreFile(StringRef name, bool temporary) {
+  StringRef hex = name.take_front(64);
+  name = name.drop_front(hex.size());
+  if (hex.size() != 64 || !all_of(hex, isHexDigit) ||
+      !name.consume_front(kSuffix))
+    return false;
+  return temporary ? name.consume_front(".tmp-") && name.size() == 12 &&
+                         all_of(name, isAlnum)
+                   : name.empty();
+}
+
 uint64_t maxBytes(std::string &error) {
   std::optional<std::string> text =
       sys::Process::GetEnv("MLIR_JIT_CACHE_MAX_BYTES");
-  if (!text)
+  if (!text || StringRef(*text).trim().empty())
     return kDefaultMaxBytes;
   uint64_t value = kDefaultMaxBytes;
   if (StringRef(*text).trim().getAsInteger(10, value))
@@ -94,12 +108,12 @@ void evict(StringRef directory, StringRef newest, uint64_t limit) {
         status.type() != sys::fs::file_type::regular_file)
       continue;
     StringRef name = sys::path::filename(it->path());
-    if (name.contains(".tmp-")) {
+    if (isStoreFile(name, /*temporary=*/true)) {
       if (now - status.getLastModificationTime() > kStaleTemporary)
         sys::fs::remove(it->path());
       continue;
     }
-    if (!name.ends_with(kSuffix))
+    if (!isStoreFile(name, /*temporary=*/false))
       continue;
     entries.push_back(
         {it->path(), status.getLastModificationTime(), status.getSize()});
@@ -140,7 +154,9 @@ std::string describeKeyEnvironment(int optLevel, bool enablePIC,
     sys::fs::file_status status;
     if (sys::fs::real_path(libraries[i], real) || sys::fs::status(real, status))
       real = libraries[i];
-    os << "library" << i << " " << real << " " << status.getSize() << " "
+    // The path's length first: a path may hold a line break.
+    os << "library" << i << " " << real.size() << ":" << real << " "
+       << status.getSize() << " "
        << status.getLastModificationTime().time_since_epoch().count() << "\n";
   }
   if (std::optional<std::string> overrides =
@@ -159,6 +175,11 @@ std::string objectKey(StringRef environment, StringRef content) {
 
 std::optional<StoredObject> loadObject(StringRef directory, StringRef key) {
   std::string path = entryPath(directory, key);
+  // Not a FIFO, whose reading would wait for a writer, nor a directory.
+  if (!sys::fs::is_regular_file(path)) {
+    ++misses;
+    return std::nullopt;
+  }
   auto file = MemoryBuffer::getFile(path, /*IsText=*/false,
                                     /*RequiresNullTerminator=*/false);
   if (!file) {
@@ -198,6 +219,10 @@ std::optional<StoredObject> loadObject(StringRef directory, StringRef key) {
   ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
   ++hits;
   return stored;
+}
+
+void removeObject(StringRef directory, StringRef key) {
+  sys::fs::remove(entryPath(directory, key));
 }
 
 std::string storeObject(StringRef directory, StringRef key, StringRef metadata,

@@ -49,6 +49,9 @@ struct StoredObject {
 std::optional<StoredObject> loadObject(llvm::StringRef directory,
                                        llvm::StringRef key);
 
+/// Removes the entry for `key`, such as one whose object cannot be loaded.
+void removeObject(llvm::StringRef directory, llvm::StringRef key);
+
 /// Stores an entry for `key`, then evicts. Returns why it could not, or "".
 std::string storeObject(llvm::StringRef directory, llvm::StringRef key,
                         llvm::StringRef metadata, llvm::StringRef object);

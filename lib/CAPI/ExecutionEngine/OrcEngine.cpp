@@ -12,6 +12,9 @@
 #include "llvm/ExecutionEngine/SectionMemoryManager.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/TargetParser/Host.h"
 
 #include <algorithm>
@@ -37,6 +40,23 @@ public:
 constexpr const char *kLibraryInit = "__mlir_execution_engine_init";
 constexpr const char *kLibraryDestroy = "__mlir_execution_engine_destroy";
 using LibraryInitFn = void (*)(StringMap<void *> &);
+
+/// Fails if LLVM's perf listener could not create its directory of jitdump
+/// files: it would only say so on stderr.
+Error checkPerfDumpDirectory() {
+  SmallString<256> directory;
+  if (std::optional<std::string> base = sys::Process::GetEnv("JITDUMPDIR"))
+    directory = *base;
+  else
+    sys::path::system_temp_directory(/*ErasedOnReboot=*/true, directory);
+  sys::path::append(directory, ".debug", "jit");
+  if (std::error_code ec = sys::fs::create_directories(directory))
+    return createStringError("cannot enable the perf listener: it cannot "
+                             "create its directory '" +
+                             directory.str() + "': " + ec.message() +
+                             "; set JITDUMPDIR to a writable directory");
+  return Error::success();
+}
 
 /// What JITTargetMachineBuilder::detectHost makes, without detecting again.
 JITTargetMachineBuilder hostMachineBuilder(const OrcEngineOptions &options) {
@@ -130,6 +150,9 @@ OrcEngine::create(const OrcEngineOptions &options) {
   engine->optLevel = options.optLevel;
   auto machineBuilder = hostMachineBuilder(options);
   engine->machineBuilder = machineBuilder;
+  if (options.enablePerfListener)
+    if (Error error = checkPerfDumpDirectory())
+      return std::move(error);
 
   auto jit =
       LLJITBuilder()
@@ -168,12 +191,15 @@ OrcEngine::create(const OrcEngineOptions &options) {
     return jit.takeError();
   engine->jit = std::move(*jit);
   // ORC prints errors it cannot return (such as the symbols a failed
-  // materialization lacked) to stderr: keep them for the lookup's error.
+  // materialization lacked) to stderr: keep them for lookups' errors (every
+  // later lookup of a failed module fails for the same reasons).
   OrcEngine *self = engine.get();
   engine->jit->getExecutionSession().setErrorReporter([self](Error error) {
+    std::string message = toString(std::move(error));
     std::lock_guard<std::mutex> lock(self->sessionErrorsMutex);
-    self->sessionErrors +=
-        (self->sessionErrors.empty() ? "" : "; ") + toString(std::move(error));
+    if (!StringRef(self->sessionErrors).contains(message))
+      self->sessionErrors +=
+          (self->sessionErrors.empty() ? "" : "; ") + message;
   });
 
   JITDylib &main = engine->jit->getMainJITDylib();
@@ -259,7 +285,6 @@ Expected<void *> OrcEngine::lookup(StringRef name) {
   std::lock_guard<std::mutex> lock(sessionErrorsMutex);
   if (!sessionErrors.empty())
     message = sessionErrors + " (" + message + ")";
-  sessionErrors.clear();
   return createStringError(message);
 }
 

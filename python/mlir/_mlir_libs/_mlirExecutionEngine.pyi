@@ -2,7 +2,7 @@
 # (lib/Bindings/Python/ExecutionEngineModule.cpp and the Jit*.cpp files).
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, final, type_check_only
+from typing import Any, Never, Protocol, final, type_check_only
 
 import numpy as np
 
@@ -34,10 +34,11 @@ class ExecutionEngine:
         enable_pic: bool = False,
         *,
         enable_gdb_listener: bool = True,
-        enable_perf_listener: bool = True,
+        enable_perf_listener: bool = False,
         cache_dir: str | None = None,
         _cache_key: str = "",
         _cache_annotation: str = "",
+        _cache_load: _CacheLoad | None = None,
     ) -> None:
         """Raises RuntimeError if the module cannot be translated to LLVM IR
         or a shared library cannot be loaded. With `cache_dir`, loads the
@@ -52,6 +53,7 @@ class ExecutionEngine:
 
     @property
     def _cache_annotation(self) -> str: ...
+    def _remove_cache_entry(self) -> bool: ...
     def _num_packed_arguments(self, func_name: str) -> int: ...
     def _declared_function_type(self, name: str) -> str | None: ...
     def raw_register_runtime(self, name: str, callback: _Address) -> None:
@@ -98,4 +100,21 @@ def _unclone_returned_arguments(module: Module) -> None: ...
 def _add_callback_trampolines(module: Module, slots: Sequence[_CallbackSlot]) -> None: ...
 def _bind_callbacks(engine: ExecutionEngine, slots: Sequence[_CallbackSlot]) -> None: ...
 
+@final
+class _CacheLoad:
+    """A load from the JIT cache on a thread of its own (made by
+    _load_from_cache; ExecutionEngine(None, _cache_load=...) takes it)."""
+
+    def __init__(self, *args: Never, **kwargs: Never) -> None:
+        """No constructor is bound: raises TypeError."""
+
+
+def _load_from_cache(
+    cache_dir: str,
+    cache_key: str,
+    opt_level: int,
+    shared_libs: list[str],
+    enable_gdb_listener: bool,
+    enable_perf_listener: bool,
+) -> _CacheLoad: ...
 def _cache_statistics() -> dict[str, int]: ...
