@@ -499,7 +499,8 @@ class JitModule:
     lowers it to the LLVM dialect (default: DEFAULT_PIPELINE, for func,
     arith, math, scf, cf, memref, complex, index, linalg, affine and
     vector), after BUFFERIZATION_PIPELINE if it uses tensors; an `ir.Module`
-    is lowered in place. The engine is created on the first call.
+    is lowered in place (unless the cache has its code). The engine is
+    created on the first call.
 
     `cache_dir` is the persistent cache of compiled objects (see
     mlir.jit_cache): DEFAULT for `$MLIR_JIT_CACHE_DIR` or
@@ -534,16 +535,20 @@ class JitModule:
             if not cache_dir:
                 raise ValueError("cache_dir is empty: give a directory, or None for no cache")
         library_paths = list(shared_libs)
+        # The key of a text's module is known before parsing it.
+        key = None
+        if cache_dir is not None and isinstance(source, str):
+            key = _cache_key(source, pipeline or DEFAULT_PIPELINE)
         load = None
         if (
             cache_dir is not None
-            and isinstance(source, str)
+            and key is not None
             and all(isinstance(p, str) and "\0" not in p for p in [cache_dir, *library_paths])
         ):
             # Loads the engine, if the cache has it, while the source is parsed.
             load = _native._load_from_cache(
                 cache_dir,
-                _cache_key(source, pipeline or DEFAULT_PIPELINE),
+                key,
                 opt_level,
                 library_paths,
                 True,  # the GDB listener, as ExecutionEngine's default
@@ -598,7 +603,7 @@ class JitModule:
         analysis = None
         if cache_dir is not None:
             state.cache_dir = cache_dir
-            state.cache_key = _cache_key(self._source, pipeline or DEFAULT_PIPELINE)
+            state.cache_key = key or _cache_key(self._source, pipeline or DEFAULT_PIPELINE)
             analysis = state.load_cached(load, [name for name, _ in definitions])
         tensors = False
         if analysis is None:
