@@ -363,6 +363,14 @@ def _cache_key(source: str, pipeline: str) -> str:
     return "\n".join(parts) + "\n" + source
 
 
+def _load_from_cache(
+    cache_dir: str, key: str, opt_level: int, shared_libs: list[str]
+) -> _native._CacheLoad:
+    """Starts loading, on a thread of its own, the engine cached under `key`
+    (with ExecutionEngine's listeners: GDB's, not perf's)."""
+    return _native._load_from_cache(cache_dir, key, opt_level, shared_libs, True, False)
+
+
 def _pickled_callback(name: str, fn: Callable[..., Any]) -> bytes:
     """`fn` pickled, or a PicklingError naming the callback. With cloudpickle
     installed, a function of `__main__` goes by value (the receiving process,
@@ -414,21 +422,14 @@ class _JitState:
         self.compiling = False
 
     def load_cached(
-        self, load: _native._CacheLoad | None, definitions: list[str]
+        self, load: _native._CacheLoad, definitions: list[str]
     ) -> dict[str, Any] | None:
         """The analysis of the module kept with its cache entry, with the
-        engine the entry makes (`load`'s, if started), or None if the cache
-        has none (or one whose analysis does not fit the module's
-        `definitions`, which it removes)."""
+        engine `load` made from the entry, or None if the cache has none (or
+        one whose analysis does not fit the module's `definitions`, which it
+        removes)."""
         try:
-            engine = ExecutionEngine(
-                None,
-                opt_level=self.opt_level,
-                shared_libs=self.shared_libs,
-                cache_dir=self.cache_dir,
-                _cache_key=self.cache_key,
-                _cache_load=load,
-            )
+            engine = ExecutionEngine(None, _cache_load=load)
         except KeyError:
             return None
         try:
@@ -535,25 +536,16 @@ class JitModule:
             if not cache_dir:
                 raise ValueError("cache_dir is empty: give a directory, or None for no cache")
         library_paths = list(shared_libs)
-        # The key of a text's module is known before parsing it.
-        key = None
-        if cache_dir is not None and isinstance(source, str):
-            key = _cache_key(source, pipeline or DEFAULT_PIPELINE)
-        load = None
+        # A text's module is looked for in the cache while the text is parsed
+        # (its key is known before).
+        key = load = None
         if (
             cache_dir is not None
-            and key is not None
-            and all(isinstance(p, str) and "\0" not in p for p in [cache_dir, *library_paths])
+            and isinstance(source, str)
+            and all(isinstance(p, str) for p in library_paths)
         ):
-            # Loads the engine, if the cache has it, while the source is parsed.
-            load = _native._load_from_cache(
-                cache_dir,
-                key,
-                opt_level,
-                library_paths,
-                True,  # the GDB listener, as ExecutionEngine's default
-                False,  # the perf listener
-            )
+            key = _cache_key(source, pipeline or DEFAULT_PIPELINE)
+            load = _load_from_cache(cache_dir, key, opt_level, library_paths)
         module = self._parse(source, context)
         # What pickling sends, and the cache's key describes.
         self._source = source if isinstance(source, str) else str(module)
@@ -604,6 +596,8 @@ class JitModule:
         if cache_dir is not None:
             state.cache_dir = cache_dir
             state.cache_key = key or _cache_key(self._source, pipeline or DEFAULT_PIPELINE)
+            if load is None:
+                load = _load_from_cache(cache_dir, state.cache_key, opt_level, library_paths)
             analysis = state.load_cached(load, [name for name, _ in definitions])
         tensors = False
         if analysis is None:

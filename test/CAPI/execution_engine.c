@@ -24,6 +24,13 @@ static const char *kLowering =
     "builtin.module(convert-func-to-llvm,convert-arith-to-llvm,"
     "reconcile-unrealized-casts)";
 
+/// `add(x) = x + x`, with a C interface.
+static const char *kDoubleSource = "func.func @add(%arg0 : i32) -> i32 "
+                                   "attributes { llvm.emit_c_interface } {\n"
+                                   "  %res = arith.addi %arg0, %arg0 : i32\n"
+                                   "  return %res : i32\n"
+                                   "}";
+
 static MlirStringRef str(const char *s) {
   return mlirStringRefCreateFromCString(s);
 }
@@ -80,14 +87,7 @@ static MlirExecutionEngine requireEngine(MlirExecutionEngine jit) {
 // CHECK-LABEL: testInvokePacked
 void testInvokePacked(MlirContext ctx) {
   printf("testInvokePacked\n");
-  MlirModule module = parseModule(
-      ctx,
-      "func.func @add(%arg0 : i32) -> i32 attributes { llvm.emit_c_interface } "
-      "{\n"
-      "  %res = arith.addi %arg0, %arg0 : i32\n"
-      "  return %res : i32\n"
-      "}",
-      1);
+  MlirModule module = parseModule(ctx, kDoubleSource, 1);
   MlirExecutionEngine jit = requireEngine(mlirExecutionEngineCreate(
       module, /*optLevel=*/2, /*numPaths=*/0, /*sharedLibPaths=*/NULL,
       /*enableObjectDump=*/false, /*enablePIC=*/false));
@@ -414,14 +414,7 @@ void testCache(MlirContext ctx) {
     printf("cannot create a directory\n");
     exit(1);
   }
-  MlirModule module = parseModule(
-      ctx,
-      "func.func @add(%arg0 : i32) -> i32 attributes { llvm.emit_c_interface } "
-      "{\n"
-      "  %res = arith.addi %arg0, %arg0 : i32\n"
-      "  return %res : i32\n"
-      "}",
-      1);
+  MlirModule module = parseModule(ctx, kDoubleSource, 1);
   // CHECK: before: hits 0 misses 0 stores 0 compilations 0
   printStatistics("before");
   MlirExecutionEngineOptions options = mlirExecutionEngineOptionsGetDefault();

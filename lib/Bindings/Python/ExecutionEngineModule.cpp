@@ -218,20 +218,20 @@ private:
   std::future<CacheLoad> result;
 };
 
-/// Creates an engine for `module`, or from the cache alone if it is null
-/// (null on a miss), or takes `load`'s. A cache that cannot be used is a
+/// The engine `load` made, or KeyError if the cache had no entry.
+PyExecutionEngine *takeCacheLoad(PyCacheLoad &load) {
+  CacheLoad loaded = load.take();
+  if (!loaded.error.empty())
+    throw std::runtime_error("Failure while creating the ExecutionEngine. " +
+                             loaded.error);
+  if (mlirExecutionEngineIsNull(loaded.engine))
+    throw py::key_error("the cache has no entry for the key");
+  return new PyExecutionEngine(loaded.engine, /*compileStack=*/0);
+}
+
+/// Creates an engine for `module`. A cache that cannot be used is a
 /// RuntimeWarning, once for each directory.
-PyExecutionEngine *create(MlirModule module, const EngineOptions &options,
-                          PyCacheLoad *load = nullptr) {
-  if (load || mlirModuleIsNull(module)) {
-    CacheLoad loaded = load ? load->take() : loadFromCache(options);
-    if (!loaded.error.empty())
-      throw std::runtime_error("Failure while creating the ExecutionEngine. " +
-                               loaded.error);
-    return mlirExecutionEngineIsNull(loaded.engine)
-               ? nullptr
-               : new PyExecutionEngine(loaded.engine, /*compileStack=*/0);
-  }
+PyExecutionEngine *create(MlirModule module, const EngineOptions &options) {
   std::vector<MlirStringRef> libPaths;
   MlirExecutionEngineOptions c = toCOptions(options, libPaths);
   std::string warning;
@@ -277,16 +277,12 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
                       bool enableGDBListener, bool enablePerfListener,
                       std::optional<std::string> cacheDir, std::string cacheKey,
                       std::string cacheAnnotation, PyCacheLoad *cacheLoad) {
-            // mlir.jit's warm path: the engine from the cache alone (or
-            // from `cacheLoad`), KeyError if it has no entry.
-            bool fromCache =
-                module.is_none() && (!cacheKey.empty() || cacheLoad);
-            MlirModule mlirModule =
-                fromCache ? MlirModule{nullptr}
-                          : unwrapCapsule(module, mlirPythonCapsuleToModule,
-                                          "an mlir.ir.Module");
-            if (fromCache && !cacheDir && !cacheLoad)
-              throw py::value_error("_cache_key without cache_dir");
+            // mlir.jit's warm path: the engine `cacheLoad` made from the
+            // cache alone, KeyError if it had no entry.
+            if (module.is_none() && cacheLoad)
+              return takeCacheLoad(*cacheLoad);
+            MlirModule mlirModule = unwrapCapsule(
+                module, mlirPythonCapsuleToModule, "an mlir.ir.Module");
             if (cacheDir && cacheDir->empty())
               throw py::value_error("cache_dir is empty: give a directory, "
                                     "or None for no cache");
@@ -299,11 +295,7 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
                                   std::move(cacheDir),
                                   std::move(cacheKey),
                                   std::move(cacheAnnotation)};
-            PyExecutionEngine *engine =
-                create(mlirModule, options, fromCache ? cacheLoad : nullptr);
-            if (!engine)
-              throw py::key_error("the cache has no entry for the key");
-            return engine;
+            return create(mlirModule, options);
           }),
           py::arg("module"), py::arg("opt_level") = 2,
           py::arg("shared_libs") = std::vector<std::string>(),

@@ -43,8 +43,8 @@ class ExecutionEngine:
         """Raises RuntimeError if the module cannot be translated to LLVM IR
         or a shared library cannot be loaded. With `cache_dir`, loads the
         compiled object from the persistent cache or stores it there; with
-        `module` None and `_cache_key`, raises KeyError if the cache has no
-        entry."""
+        `module` None, takes `_cache_load`'s engine, or raises KeyError if the
+        cache had no entry."""
 
     def raw_lookup(self, func_name: str) -> int:
         """The address of the packed wrapper `void(void **)` of `func_name`,
