@@ -24,6 +24,10 @@ for param, value in lit_config.params.items():
     if param.startswith("env."):
         config.environment[param[len("env.") :]] = os.path.realpath(value)
 
+# Tests that act as a second local user (a child with another uid) need root.
+if os.geteuid() == 0:
+    config.available_features.add("root")
+
 # jit()'s persistent cache: a directory of the test's own, so that no test
 # sees another's entries or the user's.
 config.environment["MLIR_JIT_CACHE_DIR"] = os.path.join(config.test_exec_root, "jit_cache")

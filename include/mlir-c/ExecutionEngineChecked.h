@@ -163,6 +163,14 @@ MLIR_CAPI_EXPORTED MlirLogicalResult mlirExecutionEngineDumpToObjectFileChecked(
 MLIR_CAPI_EXPORTED int64_t mlirExecutionEngineGetNumPackedArguments(
     MlirExecutionEngine jit, MlirStringRef name);
 
+/// Returns the size in bytes of what the `index`th pointer the packed wrapper
+/// of the function `name` reads points to (an argument, or last, the result
+/// if it returns a value), and sets `*isResult` (if not null) to whether it
+/// is the result, which the wrapper writes. Returns -1 if the module defines
+/// no function `name` or it has no such pointer.
+MLIR_CAPI_EXPORTED int64_t mlirExecutionEngineGetPackedArgumentSize(
+    MlirExecutionEngine jit, MlirStringRef name, int64_t index, bool *isResult);
+
 /// If the module declares, without defining, a function `name` (an external
 /// `llvm.func`, such as `_mlir_ciface_<f>` for a `func.func private @f` with a
 /// C interface), passes its LLVM dialect function type as text to `callback`

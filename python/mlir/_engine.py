@@ -197,7 +197,7 @@ class ExecutionEngine(_native.ExecutionEngine):
         address = self.raw_lookup("_mlir_ciface_" + name)
         if not address:
             # Upstream's message first; then why, in the user's terms.
-            if self._num_packed_arguments(name) >= 0:
+            if self._packed_arguments(name) is not None:
                 reason = (
                     f"the module defines '{name}' but not its C interface "
                     f"'_mlir_ciface_{name}': give the function the "
@@ -225,11 +225,12 @@ class ExecutionEngine(_native.ExecutionEngine):
         arguments, in order.
         """
         func = self.lookup(name)
-        expected = self._num_packed_arguments("_mlir_ciface_" + name)
+        # (size of the target, whether it is the result) for each pointer.
+        pointers = self._packed_arguments("_mlir_ciface_" + name)
         # A wrong count makes the jitted code read past the array: refuse it.
-        if expected >= 0 and len(ctypes_args) != expected:
+        if pointers is not None and len(ctypes_args) != len(pointers):
             raise TypeError(
-                f"'{name}' takes {expected} pointer arguments (one for each "
+                f"'{name}' takes {len(pointers)} pointer arguments (one for each "
                 f"argument, then one for the result), got {len(ctypes_args)}"
             )
         packed_args = (ctypes.c_void_p * len(ctypes_args))()
@@ -256,6 +257,17 @@ class ExecutionEngine(_native.ExecutionEngine):
                 )
             if not address:
                 raise ValueError(f"argument {index} of '{name}' is a null pointer")
+            # An address is checked before the jitted code dereferences it.
+            if pointers is not None:
+                size, is_result = pointers[index]
+                if not _native._is_accessible(address, size, is_result):
+                    access = "writable (the result)" if is_result else "readable"
+                    raise ValueError(
+                        f"argument {index} of '{name}' is address {address:#x}, "
+                        f"which is not {size} {access} bytes of this process; "
+                        "pass ctypes.pointer(x) or ctypes.byref(x) for a "
+                        "ctypes value x"
+                    )
             packed_args[index] = address
         func(packed_args)
 

@@ -500,8 +500,8 @@ class JitModule:
     lowers it to the LLVM dialect (default: DEFAULT_PIPELINE, for func,
     arith, math, scf, cf, memref, complex, index, linalg, affine and
     vector), after BUFFERIZATION_PIPELINE if it uses tensors; an `ir.Module`
-    is lowered in place (unless the cache has its code). The engine is
-    created on the first call.
+    is copied first, never changed. The engine is created on the first
+    call.
 
     `cache_dir` is the persistent cache of compiled objects (see
     mlir.jit_cache): DEFAULT for `$MLIR_JIT_CACHE_DIR` or
@@ -665,7 +665,8 @@ class JitModule:
         if isinstance(source, ir.Module):
             if context is not None and context is not source.context:
                 raise ValueError("the module belongs to another Context than `context`")
-            return source
+            # Lowering replaces operations: the caller's stay as they were.
+            return type(source)._CAPICreate(_native._copy_module(source))
         if not isinstance(source, str):
             raise TypeError(
                 f"jit() takes MLIR text or an mlir.ir.Module, got {type(source).__name__}"

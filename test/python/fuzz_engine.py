@@ -82,7 +82,7 @@ def batch_engine():
             ok, engine = attempt("ExecutionEngine", ExecutionEngine, module, **kwargs)
             if not ok:
                 return
-            attempt("_num_packed_arguments", engine._num_packed_arguments, name)
+            attempt("_packed_arguments", engine._packed_arguments, name)
             attempt("raw_lookup", engine.raw_lookup, name)
             attempt("raw_lookup", engine.raw_lookup, "_mlir_ciface_" + name)
             if dump:

@@ -19,6 +19,11 @@
 
 #include <pybind11/stl.h>
 
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
 #include <future>
 #include <optional>
 #include <set>
@@ -229,6 +234,54 @@ PyExecutionEngine *takeCacheLoad(PyCacheLoad &load) {
   return new PyExecutionEngine(loaded.engine, /*compileStack=*/0);
 }
 
+/// Whether the mappings of this process (/proc/self/maps) cover [address,
+/// address + size) with read, and if `writable` write, permission.
+bool mappedWithAccess(uintptr_t address, size_t size, bool writable) {
+  std::FILE *maps = std::fopen("/proc/self/maps", "r");
+  if (!maps)
+    return false;
+  uintptr_t end = address + size;
+  char line[512];
+  while (address < end && std::fgets(line, sizeof line, maps)) {
+    unsigned long low, high;
+    char permissions[5];
+    if (std::sscanf(line, "%lx-%lx %4s", &low, &high, permissions) != 3)
+      break;
+    // Mappings are listed in address order: a gap before `address` fails.
+    if (low <= address && address < high) {
+      if (permissions[0] != 'r' || (writable && permissions[1] != 'w'))
+        break;
+      address = high;
+    } else if (low > address) {
+      break;
+    }
+  }
+  std::fclose(maps);
+  return address >= end;
+}
+
+/// Whether `size` bytes at `address` are memory of this process that can be
+/// read, and written if `writable`, found without a fault: the kernel
+/// copies them out, and back in place if `writable` (what is written is
+/// what was there), failing where it cannot. Where these system calls are
+/// not allowed (a seccomp filter), the process's mappings tell.
+bool isAccessible(uintptr_t address, size_t size, bool writable) {
+  if (size == 0)
+    return true;
+  if (address + size < address)
+    return false;
+  std::vector<char> copy(size);
+  iovec local{copy.data(), size};
+  iovec remote{reinterpret_cast<void *>(address), size};
+  ssize_t read = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+  if (read < 0 && (errno == ENOSYS || errno == EPERM))
+    return mappedWithAccess(address, size, writable);
+  if (read != static_cast<ssize_t>(size))
+    return false;
+  return !writable || process_vm_writev(getpid(), &local, 1, &remote, 1, 0) ==
+                          static_cast<ssize_t>(size);
+}
+
 /// Creates an engine for `module`. A cache that cannot be used is a
 /// RuntimeWarning, once for each directory.
 PyExecutionEngine *create(MlirModule module, const EngineOptions &options) {
@@ -353,14 +406,28 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
           "Removes the cache entry the engine was loaded from (its "
           "annotation is unusable); False if it was not loaded from one.")
       .def(
-          "_num_packed_arguments",
-          [](PyExecutionEngine &self, const std::string &name) {
-            return mlirExecutionEngineGetNumPackedArguments(self.get(),
-                                                            toStringRef(name));
+          "_packed_arguments",
+          [](PyExecutionEngine &self,
+             const std::string &name) -> std::optional<py::list> {
+            MlirStringRef ref = toStringRef(name);
+            int64_t count =
+                mlirExecutionEngineGetNumPackedArguments(self.get(), ref);
+            if (count < 0)
+              return std::nullopt;
+            py::list pointers;
+            for (int64_t i = 0; i < count; ++i) {
+              bool isResult = false;
+              int64_t size = mlirExecutionEngineGetPackedArgumentSize(
+                  self.get(), ref, i, &isResult);
+              pointers.append(py::make_tuple(size, isResult));
+            }
+            return pointers;
           },
           py::arg("func_name"),
-          "How many pointers the packed wrapper of `func_name` reads "
-          "(arguments, then the result), or -1 if there is no such function.")
+          "The pointers the packed wrapper of `func_name` reads, arguments "
+          "then the result, each as (size of its target in bytes, whether "
+          "it is the result, which is written); None if there is no such "
+          "function.")
       .def(
           "_declared_function_type",
           [](PyExecutionEngine &self,
@@ -470,6 +537,11 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
       py::arg("enable_perf_listener"),
       "Starts loading the engine cached under `cache_key` on a thread of its "
       "own; ExecutionEngine(None, _cache_load=...) takes the result.");
+
+  m.def("_is_accessible", &isAccessible, py::arg("address"), py::arg("size"),
+        py::arg("writable"),
+        "Whether `size` bytes at `address` are memory of this process that "
+        "can be read, and written if `writable`, without touching them.");
 
   m.def(
       "_cache_statistics",

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "JitFunction.h"
+#include "DeepStack.h"
 #include "JitMemRefs.h"
 #include "JitScalars.h"
 #include "JitThreadState.h"
@@ -491,6 +492,22 @@ void populateJitFunctions(py::module_ &m) {
       py::arg("function"),
       "Declare the tensor arguments of the func.func `function` "
       "`bufferization.writable = false` unless they say otherwise.");
+
+  m.def(
+      "_copy_module",
+      [](py::object module) {
+        MlirOperation original = mlirModuleGetOperation(unwrapCapsule(
+            module, mlirPythonCapsuleToModule, "an mlir.ir.Module"));
+        MlirOperation copy;
+        runOnStack(stackForDepth(nestingDepth(original), "copy"), "copy",
+                   [&] { copy = mlirOperationClone(original); });
+        return py::reinterpret_steal<py::object>(
+            mlirPythonModuleToCapsule(mlirModuleFromOperation(copy)));
+      },
+      py::arg("module"),
+      "A copy of `module`, as a capsule for Module._CAPICreate: jit() "
+      "lowers the copy, so the caller's module and the operations taken "
+      "from it stay as they were.");
 
   m.def(
       "_unclone_returned_arguments",

@@ -15,8 +15,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <stdexcept>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace mlir::python::jit {
@@ -56,19 +58,32 @@ void *allocateMemRef(size_t alignment, size_t size) {
       size > SIZE_MAX - alignment
           ? nullptr
           : std::aligned_alloc(alignment, rounded ? rounded : alignment);
-  if (!memory) // raised by the typed call where it can be stopped
+  if (!memory) { // raised by the typed call where it can be stopped
     stopCallWith(PyExc_MemoryError,
                  "jitted code could not allocate %zu bytes (a memref.alloc "
                  "or a buffer bufferization made)",
                  size);
-  else if (rounded >= kHugePageThreshold)
+    return nullptr;
+  }
+  if (rounded >= kHugePageThreshold)
     madvise(memory, rounded, MADV_HUGEPAGE); // advice: failure is harmless
+  if (std::unordered_set<void *> *live = threadState().allocations) {
+    try {
+      live->insert(memory);
+    } catch (const std::bad_alloc &) {
+      // Not unwound through jitted code: a stopped call leaks this one.
+    }
+  }
   return memory;
 }
 void *allocateMemRefUnaligned(size_t size) {
   return allocateMemRef(alignof(std::max_align_t), size);
 }
-void freeMemRef(void *memory) { std::free(memory); }
+void freeMemRef(void *memory) {
+  if (std::unordered_set<void *> *live = threadState().allocations)
+    live->erase(memory);
+  std::free(memory);
+}
 
 } // namespace
 

@@ -4,6 +4,7 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 
 namespace mlir::python::jit {
 
@@ -39,13 +40,20 @@ __attribute__((noinline)) bool
 runUntilStopped(JitThreadState &state, void (*run)(void **), void **argument) {
   jmp_buf here;
   jmp_buf *outer = state.stopCall;
+  std::unordered_set<void *> *outerAllocations = state.allocations;
+  std::unordered_set<void *> allocations;
   state.stopCall = &here;
+  state.allocations = &allocations;
   if (_setjmp(here) != 0) {
     state.stopCall = outer;
+    state.allocations = outerAllocations;
+    for (void *memory : allocations)
+      std::free(memory);
     return false;
   }
   run(argument);
   state.stopCall = outer;
+  state.allocations = outerAllocations;
   return true;
 }
 

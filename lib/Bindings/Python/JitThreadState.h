@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <csetjmp>
+#include <unordered_set>
 
 namespace mlir::python::jit {
 
@@ -54,6 +55,11 @@ struct JitThreadState {
   /// thread (runJitted), or null: only jitted code, which needs no unwinding,
   /// runs between the two. Null while a callback's Python function runs.
   jmp_buf *stopCall = nullptr;
+  /// The memory the stoppable call running on this thread allocated
+  /// (memref.alloc, bufferization's buffers) and has not freed yet: freed
+  /// when the call is stopped, as nothing of it is returned then. Null
+  /// outside such calls.
+  std::unordered_set<void *> *allocations = nullptr;
   PendingError error;
   /// Why a runtime function the jitted code called (an allocation, a copy)
   /// stopped the call: the exception type and message to raise.

@@ -21,6 +21,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
@@ -38,11 +39,20 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <vector>
 
 using namespace mlir;
 using mlir_execution_engine::OrcEngine;
 
 namespace {
+
+/// The pointers a packed wrapper `_mlir_<f>(void **)` reads.
+struct PackedArguments {
+  /// The size in bytes of each pointer's target.
+  std::vector<int64_t> sizes;
+  /// Whether the last one is the result, which the wrapper writes.
+  bool returnsValue = false;
+};
 
 struct JitEngine {
   std::unique_ptr<OrcEngine> engine;
@@ -59,9 +69,10 @@ struct JitEngine {
   /// Names the module defines, including the `_mlir_` packed wrappers the
   /// engine generates for each function.
   llvm::StringSet<> moduleSymbols;
-  /// For each function the module defines, how many pointers its packed
-  /// wrapper reads.
-  llvm::StringMap<int64_t> numPackedArguments;
+  /// For each function the module defines, the pointers its packed wrapper
+  /// reads: the size of what each points to, the arguments', then the
+  /// result's (which the wrapper writes) if it returns a value.
+  llvm::StringMap<PackedArguments> packedArguments;
   /// Symbols the module declares but does not define.
   std::vector<std::string> declaredSymbols;
   /// For each function the module declares but does not define, its LLVM
@@ -165,9 +176,13 @@ void collectModuleSymbols(Operation *module, JitEngine &jit) {
     jit.moduleSymbols.insert(name);
     if (auto function = dyn_cast<LLVM::LLVMFuncOp>(op)) {
       LLVM::LLVMFunctionType type = function.getFunctionType();
-      jit.numPackedArguments[name] =
-          type.getNumParams() +
-          (isa<LLVM::LLVMVoidType>(type.getReturnType()) ? 0 : 1);
+      PackedArguments &packed = jit.packedArguments[name];
+      DataLayout layout = DataLayout::closest(function);
+      for (Type param : type.getParams())
+        packed.sizes.push_back(layout.getTypeSize(param));
+      packed.returnsValue = !isa<LLVM::LLVMVoidType>(type.getReturnType());
+      if (packed.returnsValue)
+        packed.sizes.push_back(layout.getTypeSize(type.getReturnType()));
       jit.moduleSymbols.insert(("_mlir_" + name).str());
       if (jit.anyFunction.empty())
         jit.anyFunction = name.str();
@@ -186,8 +201,20 @@ std::string serializeModuleSymbols(const JitEngine &jit) {
   };
   for (const auto &name : jit.moduleSymbols)
     field("D"), field(name.getKey());
-  for (const auto &count : jit.numPackedArguments)
-    field("P"), field(count.getKey()), field(std::to_string(count.second));
+  // "P": the sizes, comma-separated, then ">" and the result's if any.
+  for (const auto &packed : jit.packedArguments) {
+    const std::vector<int64_t> &sizes = packed.second.sizes;
+    size_t numArguments = sizes.size() - packed.second.returnsValue;
+    std::string text;
+    for (size_t i = 0; i < sizes.size(); ++i)
+      text += (i == numArguments ? ">"
+               : i               ? ","
+                                 : "") +
+              std::to_string(sizes[i]);
+    if (!packed.second.returnsValue)
+      text += ">";
+    field("P"), field(packed.getKey()), field(text);
+  }
   for (const std::string &name : jit.declaredSymbols)
     field("U"), field(name);
   for (const auto &type : jit.declaredFunctionTypes)
@@ -195,6 +222,25 @@ std::string serializeModuleSymbols(const JitEngine &jit) {
   field("A"), field(jit.anyFunction);
   field("N"), field(jit.cacheAnnotation);
   return out;
+}
+
+/// Reads a "P" record's value; false if it is malformed.
+bool parsePackedArguments(llvm::StringRef text, PackedArguments &packed) {
+  auto [arguments, result] = text.split('>');
+  if (arguments.size() == text.size())
+    return false; // no ">"
+  llvm::SmallVector<llvm::StringRef> fields;
+  arguments.split(fields, ',', -1, /*KeepEmpty=*/false);
+  packed.returnsValue = !result.empty();
+  if (packed.returnsValue)
+    fields.push_back(result);
+  for (llvm::StringRef field : fields) {
+    int64_t size;
+    if (field.getAsInteger(10, size) || size < 0)
+      return false;
+    packed.sizes.push_back(size);
+  }
+  return true;
 }
 
 /// Reads what `serializeModuleSymbols` wrote; false if it is malformed.
@@ -229,8 +275,7 @@ bool deserializeModuleSymbols(llvm::StringRef in, JitEngine &jit) {
         return false;
       if (kind == "T")
         jit.declaredFunctionTypes[name] = value;
-      else if (llvm::StringRef(value).getAsInteger(
-                   10, jit.numPackedArguments[name]))
+      else if (!parsePackedArguments(value, jit.packedArguments[name]))
         return false;
     } else {
       return false;
@@ -769,9 +814,26 @@ extern "C" MlirLogicalResult mlirExecutionEngineDumpToObjectFileChecked(
 extern "C" int64_t
 mlirExecutionEngineGetNumPackedArguments(MlirExecutionEngine jit,
                                          MlirStringRef name) {
-  const llvm::StringMap<int64_t> &counts = unwrapJit(jit)->numPackedArguments;
-  auto it = counts.find(unwrap(name));
-  return it == counts.end() ? -1 : it->second;
+  const llvm::StringMap<PackedArguments> &packed =
+      unwrapJit(jit)->packedArguments;
+  auto it = packed.find(unwrap(name));
+  return it == packed.end() ? -1 : it->second.sizes.size();
+}
+
+extern "C" int64_t
+mlirExecutionEngineGetPackedArgumentSize(MlirExecutionEngine jit,
+                                         MlirStringRef name, int64_t index,
+                                         bool *isResult) {
+  const llvm::StringMap<PackedArguments> &packed =
+      unwrapJit(jit)->packedArguments;
+  auto it = packed.find(unwrap(name));
+  if (it == packed.end() || index < 0 ||
+      index >= static_cast<int64_t>(it->second.sizes.size()))
+    return -1;
+  if (isResult)
+    *isResult = it->second.returnsValue &&
+                index + 1 == static_cast<int64_t>(it->second.sizes.size());
+  return it->second.sizes[index];
 }
 
 extern "C" bool mlirExecutionEngineGetDeclaredFunctionType(

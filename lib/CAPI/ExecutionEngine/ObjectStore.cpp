@@ -16,10 +16,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <vector>
 
 using namespace llvm;
@@ -131,6 +133,54 @@ void evict(StringRef directory, StringRef newest, uint64_t limit) {
   }
 }
 
+/// Why the directory `fd` may hold code another user wrote, or "". The
+/// trust model: an entry is code this process will run, so only this user
+/// may write it. The directory is this user's, writable by no one else; or
+/// sticky (as /tmp), where no one else can remove or replace this user's
+/// files and each entry is checked to be this user's own.
+std::string untrustedDirectory(int fd, StringRef directory) {
+  struct stat status;
+  if (::fstat(fd, &status) != 0)
+    return "cannot examine the cache directory '" + directory.str() +
+           "': " + std::strerror(errno);
+  if (status.st_mode & S_ISVTX)
+    return "";
+  if (status.st_uid != ::geteuid())
+    return "the cache directory '" + directory.str() +
+           "' belongs to another user (uid " + std::to_string(status.st_uid) +
+           "), who could put code in it that this process would run; use a "
+           "directory of your own";
+  if (status.st_mode & (S_IWGRP | S_IWOTH))
+    return "the cache directory '" + directory.str() +
+           "' is writable by other users, who could put code in it that this "
+           "process would run; remove their write permission (chmod go-w) or "
+           "make it sticky (chmod +t)";
+  return "";
+}
+
+/// The entry file `name` in the directory `directoryFd`, open for reading
+/// if it is a regular file (not a FIFO, whose reading would wait for a
+/// writer; not a symbolic link) of this user's that no one else can write;
+/// else -1.
+int openOwnEntry(int directoryFd, StringRef name) {
+  int fd = ::openat(directoryFd, name.str().c_str(),
+                    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  struct stat status;
+  if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode) ||
+      status.st_uid != ::geteuid() || (status.st_mode & (S_IWGRP | S_IWOTH))) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+/// The directory, open (following symbolic links), or -1.
+int openDirectory(StringRef directory) {
+  return ::open(directory.str().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
 } // namespace
 
 std::string describeKeyEnvironment(int optLevel, bool enablePIC,
@@ -175,13 +225,20 @@ std::string objectKey(StringRef environment, StringRef content) {
 
 std::optional<StoredObject> loadObject(StringRef directory, StringRef key) {
   std::string path = entryPath(directory, key);
-  // Not a FIFO, whose reading would wait for a writer, nor a directory.
-  if (!sys::fs::is_regular_file(path)) {
+  int directoryFd = openDirectory(directory);
+  int fd = -1;
+  if (directoryFd >= 0) {
+    if (untrustedDirectory(directoryFd, directory).empty())
+      fd = openOwnEntry(directoryFd, sys::path::filename(path));
+    ::close(directoryFd);
+  }
+  if (fd < 0) {
     ++misses;
     return std::nullopt;
   }
-  auto file = MemoryBuffer::getFile(path, /*IsText=*/false,
-                                    /*RequiresNullTerminator=*/false);
+  auto file = MemoryBuffer::getOpenFile(fd, path, /*FileSize=*/-1,
+                                        /*RequiresNullTerminator=*/false);
+  ::close(fd);
   if (!file) {
     ++misses;
     return std::nullopt;
@@ -231,9 +288,19 @@ std::string storeObject(StringRef directory, StringRef key, StringRef metadata,
   uint64_t limit = maxBytes(error);
   if (!error.empty())
     return error;
-  if (std::error_code ec = sys::fs::create_directories(directory))
+  // Made readable and writable by this user only.
+  if (std::error_code ec = sys::fs::create_directories(
+          directory, /*IgnoreExisting=*/true, sys::fs::owner_all))
     return "cannot create the cache directory '" + directory.str() +
            "': " + ec.message();
+  int directoryFd = openDirectory(directory);
+  if (directoryFd < 0)
+    return "cannot open the cache directory '" + directory.str() +
+           "': " + std::strerror(errno);
+  std::string untrusted = untrustedDirectory(directoryFd, directory);
+  ::close(directoryFd);
+  if (!untrusted.empty())
+    return untrusted;
   std::string rest = key.str() + metadata.str() + object.str();
   char header[kHeaderSize];
   std::memcpy(header, kMagic, 8);
@@ -247,7 +314,11 @@ std::string storeObject(StringRef directory, StringRef key, StringRef metadata,
   model += ".tmp-%%%%%%%%%%%%";
   int fd;
   SmallString<256> temporary;
-  if (std::error_code ec = sys::fs::createUniqueFile(model, fd, temporary))
+  // Writable by this user only, whatever the umask: entries are trusted
+  // only then.
+  if (std::error_code ec =
+          sys::fs::createUniqueFile(model, fd, temporary, sys::fs::OF_None,
+                                    sys::fs::owner_read | sys::fs::owner_write))
     return "cannot write to the cache directory '" + directory.str() +
            "': " + ec.message();
   {

@@ -26,7 +26,7 @@ namespace mlir_execution_engine {
 
 /// Bump when the file layout, the metadata or the generated code's
 /// conventions (wrappers, constructor runners, callback symbols) change.
-constexpr uint32_t kObjectStoreFormat = 1;
+constexpr uint32_t kObjectStoreFormat = 2;
 
 /// What a key covers besides the module: the format, LLVM's version, the
 /// host's triple, CPU and features, the opt level, PIC and each shared

@@ -11,6 +11,8 @@
 #include "llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h"
 #include "llvm/ExecutionEngine/SectionMemoryManager.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Intrinsics.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -130,6 +132,58 @@ void defineStructorRunner(Module &module, bool constructors, StringRef name) {
   builder.CreateRetVoid();
 }
 
+/// LLVM converts an integer wider than float's significand to bfloat
+/// through float, rounding twice (the i32 0x1810001 becomes 0x1800000, not
+/// the nearest 0x1820000). Converts through double instead, rounding once:
+/// an integer of more than double's 53 significant bits first keeps its
+/// top 53 with the rest folded into a sticky last bit, which rounds to
+/// bfloat's 8 as the whole would.
+void roundIntegersToBFloatOnce(Module &module) {
+  SmallVector<CastInst *> casts;
+  for (Function &function : module)
+    for (Instruction &instruction : instructions(function))
+      if (auto *cast = dyn_cast<CastInst>(&instruction))
+        if ((isa<SIToFPInst>(cast) || isa<UIToFPInst>(cast)) &&
+            cast->getType()->getScalarType()->isBFloatTy() &&
+            cast->getSrcTy()->getScalarSizeInBits() > 24)
+          casts.push_back(cast);
+  for (CastInst *cast : casts) {
+    IRBuilder<> builder(cast);
+    Value *value = cast->getOperand(0);
+    bool isSigned = isa<SIToFPInst>(cast);
+    Type *type = value->getType();
+    unsigned bits = type->getScalarSizeInBits();
+    auto constant = [&](uint64_t v) { return ConstantInt::get(type, v); };
+    // |value| as an unsigned number (the most negative one included).
+    Value *magnitude = isSigned ? builder.CreateBinaryIntrinsic(
+                                      Intrinsic::abs, value, builder.getFalse())
+                                : value;
+    if (bits > 53) {
+      Value *length = builder.CreateSub(
+          constant(bits), builder.CreateBinaryIntrinsic(
+                              Intrinsic::ctlz, magnitude, builder.getFalse()));
+      Value *excess = builder.CreateSub(length, constant(53));
+      Value *shift = builder.CreateSelect(
+          builder.CreateICmpUGT(length, constant(53)), excess, constant(0));
+      Value *dropped = builder.CreateAnd(
+          magnitude, builder.CreateSub(builder.CreateShl(constant(1), shift),
+                                       constant(1)));
+      Value *sticky =
+          builder.CreateZExt(builder.CreateICmpNE(dropped, constant(0)), type);
+      magnitude = builder.CreateShl(
+          builder.CreateOr(builder.CreateLShr(magnitude, shift), sticky),
+          shift);
+    }
+    Value *wide = builder.CreateUIToFP(
+        magnitude, type->getWithNewType(builder.getDoubleTy()));
+    if (isSigned)
+      wide = builder.CreateSelect(builder.CreateICmpSLT(value, constant(0)),
+                                  builder.CreateFNeg(wide), wide);
+    cast->replaceAllUsesWith(builder.CreateFPTrunc(wide, cast->getType()));
+    cast->eraseFromParent();
+  }
+}
+
 } // namespace
 
 const HostTarget &hostTarget() {
@@ -204,6 +258,16 @@ OrcEngine::create(const OrcEngineOptions &options) {
 
   JITDylib &main = engine->jit->getMainJITDylib();
   char globalPrefix = engine->jit->getDataLayout().getGlobalPrefix();
+  // The compiler runtime LLVM's code calls for what the host has no
+  // instruction for (f16 conversions, 128-bit division, powi, ...): a
+  // program links it statically; here it is GCC's, which every glibc system
+  // has, but which Python loads only privately (through libstdc++), where
+  // the process's symbols are not searched.
+  if (auto runtime =
+          DynamicLibrarySearchGenerator::Load(kCompilerRuntime, globalPrefix))
+    main.addGenerator(std::move(*runtime));
+  else
+    consumeError(runtime.takeError()); // then such calls name their symbol
   for (StringRef path : options.sharedLibPaths) {
     std::string reason;
     auto library =
@@ -260,6 +324,8 @@ Expected<std::unique_ptr<MemoryBuffer>> OrcEngine::compile(Module &module) {
                                                   targetMachine->get());
   if (Error error = optimize(&module))
     return std::move(error);
+  // After optimization, which would fold the conversion back into one.
+  roundIntegersToBFloatOnce(module);
   auto object = SimpleCompiler(**targetMachine)(module);
   if (object)
     countCompilation();

@@ -57,6 +57,9 @@ public:
   /// object loaded from the cache runs them as the compiled module would.
   static constexpr const char *kConstructors = "__mlir_jit_run_ctors";
   static constexpr const char *kDestructors = "__mlir_jit_run_dtors";
+  /// The shared compiler runtime searched for the functions LLVM's code
+  /// calls (`__truncdfhf2`, `__divti3`, ...).
+  static constexpr const char *kCompilerRuntime = "libgcc_s.so.1";
 
   /// Creates the JIT and loads the shared libraries: those with upstream's
   /// `__mlir_execution_engine_init`/`_destroy` functions give their symbols
