@@ -113,6 +113,28 @@ LLVM_PROJECT_TARGETS = {
         "deps": ["mlir:IR"],
         "lib": "libMLIR",
     },
+    # mlir/BUILD.bazel cc_library "Pass".
+    "mlir:Pass": {
+        "kind": "cc_library",
+        "hdrs": ["include/mlir/Pass/*.h"],
+        "deps": ["mlir:IR"],
+        "lib": "libMLIR",
+    },
+    # mlir/BUILD.bazel cc_library "TransformUtils" (approximate: upstream
+    # excludes Passes.h, which "Transforms" exports).
+    "mlir:TransformUtils": {
+        "kind": "cc_library",
+        "hdrs": ["include/mlir/Transforms/*.h"],
+        "deps": ["mlir:IR", "mlir:Pass"],
+        "lib": "libMLIR",
+    },
+    # mlir/BUILD.bazel cc_library "MathTransforms".
+    "mlir:MathTransforms": {
+        "kind": "cc_library",
+        "hdrs": ["include/mlir/Dialect/Math/Transforms/*.h"],
+        "deps": ["mlir:IR", "mlir:Pass", "mlir:TransformUtils"],
+        "lib": "libMLIR",
+    },
     # mlir/BUILD.bazel cc_library "ToLLVMIRTranslation".
     "mlir:ToLLVMIRTranslation": {
         "kind": "cc_library",

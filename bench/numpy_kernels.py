@@ -6,6 +6,10 @@ run, the measures taking turns (the fastest round of each):
   `a * x + y` makes one too);
 - `sum` over 10^7 f32, the additions allowed to reassociate
   (`fastmath<reassoc>`), against `ndarray.sum`;
+- the fused elementwise `tanh(x) * y + 1` over 10^7 f32, one
+  `linalg.generic`, against numpy's three passes;
+- a row softmax of 2048x1024 f32 as four `linalg.generic`s (row max,
+  `exp(x - max)`, row sum, division), against numpy's;
 - `linalg.matmul` 512x512x512 f32 through DEFAULT_PIPELINE (linalg to
   loops) and FAST_PIPELINE (tiled, packed and vectorized), in GFLOP/s,
   against `numpy.matmul` on all cores and on one.
@@ -37,6 +41,7 @@ SHORT = "--short" in sys.argv[1:] or os.environ.get("BENCH_SHORT") == "1"
 N = 10_000 if SHORT else 10_000_000
 M = 64 if SHORT else 512
 ROUNDS = 1 if SHORT else 15
+ROWS, COLUMNS = (16, 32) if SHORT else (2048, 1024)
 
 SOURCE = """
 #map = affine_map<(d0) -> (d0)>
@@ -66,6 +71,61 @@ func.func @sum(%x: tensor<?xf32>) -> f32 {
   } -> tensor<f32>
   %v = tensor.extract %r[] : tensor<f32>
   return %v : f32
+}
+func.func @fused(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]}
+      ins(%x, %y : tensor<?xf32>, tensor<?xf32>) outs(%e : tensor<?xf32>) {
+  ^bb0(%xi: f32, %yi: f32, %o: f32):
+    %t = math.tanh %xi : f32
+    %m = arith.mulf %t, %yi : f32
+    %s = arith.addf %m, %one : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+#rows = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %n = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %lowest = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %rows_empty = tensor.empty(%m) : tensor<?xf32>
+  %max_init = linalg.fill ins(%lowest : f32) outs(%rows_empty : tensor<?xf32>) -> tensor<?xf32>
+  %max = linalg.generic {indexing_maps = [#rows, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xf32>) outs(%max_init : tensor<?xf32>) {
+  ^bb0(%xi: f32, %acc: f32):
+    %r = arith.maximumf %xi, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<?xf32>
+  %all_empty = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %exp = linalg.generic {indexing_maps = [#rows, #row, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %max : tensor<?x?xf32>, tensor<?xf32>) outs(%all_empty : tensor<?x?xf32>) {
+  ^bb0(%xi: f32, %mi: f32, %o: f32):
+    %d = arith.subf %xi, %mi : f32
+    %e = math.exp %d : f32
+    linalg.yield %e : f32
+  } -> tensor<?x?xf32>
+  %sum_init = linalg.fill ins(%zero : f32) outs(%rows_empty : tensor<?xf32>) -> tensor<?xf32>
+  %sum = linalg.generic {indexing_maps = [#rows, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%exp : tensor<?x?xf32>) outs(%sum_init : tensor<?xf32>) {
+  ^bb0(%ei: f32, %acc: f32):
+    %r = arith.addf %ei, %acc fastmath<reassoc> : f32
+    linalg.yield %r : f32
+  } -> tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [#rows, #row, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%exp, %sum : tensor<?x?xf32>, tensor<?xf32>) outs(%all_empty : tensor<?x?xf32>) {
+  ^bb0(%ei: f32, %si: f32, %o: f32):
+    %q = arith.divf %ei, %si : f32
+    linalg.yield %q : f32
+  } -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
 }
 func.func @matmul(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %c0 = arith.constant 0 : index
@@ -131,6 +191,15 @@ def main():
     a = np.float32(2.5)
     assert np.allclose(module.axpy(a, x, y), a * x + y)
     assert np.isclose(module.sum(x), x.astype(np.float64).sum(), rtol=1e-5)
+    xs = x * 8 - 4  # tanh varies over [-4, 4]
+    assert np.allclose(module.fused(xs, y), np.tanh(xs) * y + 1, rtol=1e-6, atol=1e-6)
+    logits = rng.standard_normal((ROWS, COLUMNS), dtype=np.float32)
+
+    def softmax(v):
+        e = np.exp(v - v.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    assert np.allclose(module.softmax(logits), softmax(logits), rtol=1e-5, atol=1e-7)
     A = rng.random((M, M), dtype=np.float32)
     B = rng.random((M, M), dtype=np.float32)
     assert np.allclose(module.matmul(A, B), A @ B, rtol=1e-4)
@@ -138,6 +207,8 @@ def main():
     # Each kernel against numpy's alone, so that both see the same caches.
     axpy = measure({"jit": lambda: module.axpy(a, x, y), "numpy": lambda: a * x + y})
     total = measure({"jit": lambda: module.sum(x), "numpy": lambda: x.sum()})
+    fused = measure({"jit": lambda: module.fused(xs, y), "numpy": lambda: np.tanh(xs) * y + 1})
+    rows = measure({"jit": lambda: module.softmax(logits), "numpy": lambda: softmax(logits)})
     fast = jit(SOURCE, pipeline=FAST_PIPELINE, opt_level=3)
     assert np.allclose(fast.matmul(A, B), A @ B, rtol=1e-4)
     matmul = measure(
@@ -156,9 +227,14 @@ def main():
     def gflops(seconds):
         return 2 * M**3 / seconds / 1e9
 
-    for name, times, goal in [("axpy", axpy, 1), ("sum", total, 1.5)]:
+    for name, times, goal in [
+        (f"axpy, {N} f32", axpy, 1),
+        (f"sum, {N} f32", total, 1.5),
+        (f"tanh(x) * y + 1, {N} f32", fused, 2),
+        (f"row softmax, {ROWS}x{COLUMNS} f32", rows, 2),
+    ]:
         print(
-            f"{name}, {N} f32: jit {times['jit'] * 1e3:.2f} ms, numpy "
+            f"{name}: jit {times['jit'] * 1e3:.2f} ms, numpy "
             f"{times['numpy'] * 1e3:.2f} ms: throughput "
             f"{times['numpy'] / times['jit']:.2f}x numpy's (goal >= {goal})"
         )

@@ -43,6 +43,8 @@ __all__ = ["JitModule", "jit", "DEFAULT_PIPELINE", "BUFFERIZATION_PIPELINE", "FA
 _LOWERING = (
     "convert-bufferization-to-memref,"
     "convert-linalg-to-loops,"
+    # math functions as polynomials that LLVM vectorizes, not libm calls.
+    "jit-approximate-math,"
     "convert-vector-to-scf,"
     "func.func(convert-complex-to-standard),"
     "lower-affine,"

@@ -89,6 +89,10 @@ UPSTREAM = {
     # approximate: upstream excludes the other LLVM-IR-like dialects' headers
     # (NVVM, ROCDL, ...).
     "mlir:LLVMDialect": _lib(hdrs=["include/mlir/Dialect/LLVMIR/*.h"]),
+    "mlir:Pass": _lib(hdrs=["include/mlir/Pass/*.h"]),
+    # approximate: upstream excludes Passes.h, which "Transforms" exports.
+    "mlir:TransformUtils": _lib(hdrs=["include/mlir/Transforms/*.h"]),
+    "mlir:MathTransforms": _lib(hdrs=["include/mlir/Dialect/Math/Transforms/*.h"]),
     "mlir:ToLLVMIRTranslation": _lib(
         hdrs=[
             "include/mlir/Target/LLVMIR/Export.h",

@@ -20,7 +20,9 @@ import tempfile
 
 ADD = "func.func @add(%a: f64, %b: f64) -> f64 {\n  %c = arith.addf %a, %b : f64\n  return %c : f64\n}"
 # The code another user would have run instead: add(1, 2) = 1003.
-EVIL = ADD.replace("return %c", "%k = arith.constant 1000.0 : f64\n  %e = arith.addf %c, %k : f64\n  return %e")
+EVIL = ADD.replace(
+    "return %c", "%k = arith.constant 1000.0 : f64\n  %e = arith.addf %c, %k : f64\n  return %e"
+)
 
 CHILD = r"""
 import json, sys, warnings
@@ -43,7 +45,10 @@ os.chmod(ROOT, 0o1777)
 def run(directory, source=ADD):
     out = subprocess.run(
         [sys.executable, "-c", CHILD, source, directory],
-        capture_output=True, text=True, timeout=300, check=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
     )
     return json.loads(out.stdout)
 
@@ -54,7 +59,9 @@ def show(name, outcome):
 
 
 def as_nobody(*command, data=None):
-    subprocess.run(list(command), input=data, check=True, user=NOBODY, group=NOBODY, extra_groups=[])
+    subprocess.run(
+        list(command), input=data, check=True, user=NOBODY, group=NOBODY, extra_groups=[]
+    )
 
 
 def directory(name, mode):
@@ -89,7 +96,13 @@ def parts(path):
         data = f.read()
     magic, version, key_size, metadata_size, _, _ = HEADER.unpack_from(data)
     rest = data[HEADER.size :]
-    return magic, version, rest[:key_size], rest[key_size : key_size + metadata_size], rest[key_size + metadata_size :]
+    return (
+        magic,
+        version,
+        rest[:key_size],
+        rest[key_size : key_size + metadata_size],
+        rest[key_size + metadata_size :],
+    )
 
 
 def compiled(name, source):
@@ -104,7 +117,10 @@ try:
     magic, version, key, _, _ = parts(add_entry)
     _, _, _, metadata, code = parts(compiled("evil", EVIL))
     rest = key + metadata + code
-    planted = HEADER.pack(magic, version, len(key), len(metadata), len(code), xxh3(rest, len(rest))) + rest
+    planted = (
+        HEADER.pack(magic, version, len(key), len(metadata), len(code), xxh3(rest, len(rest)))
+        + rest
+    )
     entry_name = os.path.basename(add_entry)
 
     # The planted entry is whole: this user's own copy of it is loaded.
@@ -118,7 +134,11 @@ try:
     # A directory this process makes is this user's alone, as its entries.
     made = os.path.join(ROOT, "made", "cache")
     run(made)
-    print("made:", oct(stat.S_IMODE(os.stat(made).st_mode)), oct(stat.S_IMODE(os.stat(only_entry(made)).st_mode)))
+    print(
+        "made:",
+        oct(stat.S_IMODE(os.stat(made).st_mode)),
+        oct(stat.S_IMODE(os.stat(only_entry(made)).st_mode)),
+    )
     # CHECK: made: 0o700 0o600
 
     # A sticky directory every user can write: this user's entries are used,
@@ -128,7 +148,9 @@ try:
     show("sticky, own entry", run(shared))
     # CHECK: sticky, own entry: result 3.0 hits 1 warnings: none
     planted_shared = directory("planted", 0o1777)
-    as_nobody("/bin/sh", "-c", 'cat > "$1"', "sh", os.path.join(planted_shared, entry_name), data=planted)
+    as_nobody(
+        "/bin/sh", "-c", 'cat > "$1"', "sh", os.path.join(planted_shared, entry_name), data=planted
+    )
     show("sticky, the other user's entry", run(planted_shared))
     # CHECK: sticky, the other user's entry: result 3.0 hits 0
 

@@ -22,7 +22,12 @@ INTS = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64}
 UNSIGNED = {"i8": np.uint8, "i16": np.uint16, "i32": np.uint32, "i64": np.uint64}
 WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "i8": 8, "i16": 16, "i32": 32, "i64": 64}
 # (significand bits with the implicit one, smallest normal exponent, largest exponent)
-FORMAT = {"f16": (11, -14, 15), "bf16": (8, -126, 127), "f32": (24, -126, 127), "f64": (53, -1022, 1023)}
+FORMAT = {
+    "f16": (11, -14, 15),
+    "bf16": (8, -126, 127),
+    "f32": (24, -126, 127),
+    "f64": (53, -1022, 1023),
+}
 
 
 def rounded(value, target):
@@ -53,12 +58,27 @@ def samples(source):
     the narrower formats and one unit either side, and random bit patterns."""
     dtype = FLOATS[source]
     info = ml_dtypes.finfo(dtype) if source == "bf16" else np.finfo(dtype)
-    values = [0.0, -0.0, math.inf, -math.inf, float(info.max), -float(info.max),
-              float(info.smallest_normal), float(info.smallest_subnormal), 1.0, -1.5, 2.5, 3.5]
+    values = [
+        0.0,
+        -0.0,
+        math.inf,
+        -math.inf,
+        float(info.max),
+        -float(info.max),
+        float(info.smallest_normal),
+        float(info.smallest_subnormal),
+        1.0,
+        -1.5,
+        2.5,
+        3.5,
+    ]
     for other in FLOATS.values():
         other_info = ml_dtypes.finfo(other) if other is ml_dtypes.bfloat16 else np.finfo(other)
-        values += [float(other_info.max), float(other_info.smallest_normal),
-                   float(other_info.smallest_subnormal)]
+        values += [
+            float(other_info.max),
+            float(other_info.smallest_normal),
+            float(other_info.smallest_subnormal),
+        ]
     for limit in (127, 128, 255, 256, 32767, 32768, 65535, 65536, 2**31, 2**32, 2**63, 2**64):
         values += [limit, -limit, limit - 0.5, limit + 0.5]
     rng = np.random.default_rng(26)
@@ -130,8 +150,10 @@ for name, t, r, op in functions:
     call = module[name]
     if op in ("arith.extf", "arith.truncf"):
         inputs = samples(t)
-        reference = [rounded(Fraction(v), r) if math.isfinite(v) and v != 0 else v
-                     for v in inputs.astype(np.float64).tolist()]
+        reference = [
+            rounded(Fraction(v), r) if math.isfinite(v) and v != 0 else v
+            for v in inputs.astype(np.float64).tolist()
+        ]
         through_numpy = inputs.astype(FLOATS[r])
     elif op in ("arith.sitofp", "arith.uitofp"):
         inputs = int_samples(t, op == "arith.sitofp")
@@ -143,11 +165,17 @@ for name, t, r, op in functions:
         # Only values in range: LLVM makes others poison.
         signed = op == "arith.fptosi"
         info = np.iinfo((INTS if signed else UNSIGNED)[r])
-        inputs = [v for v in samples(t) if math.isfinite(float(v))
-                  and info.min - 1 < float(v) < info.max + 1]
+        inputs = [
+            v
+            for v in samples(t)
+            if math.isfinite(float(v)) and info.min - 1 < float(v) < info.max + 1
+        ]
         reference = [math.trunc(float(v)) for v in inputs]
-        through_numpy = np.array(inputs, dtype=FLOATS[t]).astype(np.float64).astype(
-            (INTS if signed else UNSIGNED)[r])
+        through_numpy = (
+            np.array(inputs, dtype=FLOATS[t])
+            .astype(np.float64)
+            .astype((INTS if signed else UNSIGNED)[r])
+        )
     for value, expected, numpy_value in zip(inputs, reference, through_numpy):
         got = call(value)
         if op == "arith.fptoui":

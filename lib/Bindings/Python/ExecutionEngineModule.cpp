@@ -16,6 +16,7 @@
 
 #include "mlir-c/Bindings/Python/Interop.h"
 #include "mlir-c/ExecutionEngineChecked.h"
+#include "mlir-c/JitPasses.h"
 
 #include <pybind11/stl.h>
 
@@ -321,6 +322,8 @@ PyExecutionEngine *create(MlirModule module, const EngineOptions &options) {
 PYBIND11_MODULE(_mlirExecutionEngine, m) {
   m.doc() = "MLIR JIT execution engine over the MLIR C API";
   registerUtf8SafeExceptions();
+  // For jit()'s pipelines, and any pipeline text that names them.
+  mlirRegisterJitPasses();
 
   py::class_<PyExecutionEngine>(m, "ExecutionEngine")
       .def(
