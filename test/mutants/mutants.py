@@ -425,7 +425,7 @@ MUTANTS = [
     {
         "name": "compiler_runtime_not_searched",
         "file": "lib/CAPI/ExecutionEngine/OrcEngine.cpp",
-        "search": "main.addGenerator(std::move(*runtime));",
+        "search": "(process ? *process : main).addGenerator(std::move(*runtime));",
         "replace": "(void)runtime;",
         "tests": [PY + "jit_conversions"],
         "why": "__truncdfhf2 and the other compiler-runtime functions LLVM calls are missing symbols",

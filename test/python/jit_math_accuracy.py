@@ -21,10 +21,19 @@ ERF = np.vectorize(math.erf, otypes=[np.float64])
 # units in the last place: the approximated ones at what they reach, the
 # rest (calls to libm) at 1.
 FUNCTIONS = {
-    "tanh": (np.tanh, 4), "exp": (np.exp, 5), "expm1": (np.expm1, 5),
-    "log1p": (np.log1p, 2), "erf": (ERF, 4), "acos": (np.arccos, 1),
-    "log": (np.log, 1), "log2": (np.log2, 1), "sin": (np.sin, 1), "cos": (np.cos, 1),
-    "atan": (np.arctan, 1), "asin": (np.arcsin, 1), "cbrt": (np.cbrt, 1),
+    "tanh": (np.tanh, 4),
+    "exp": (np.exp, 5),
+    "expm1": (np.expm1, 5),
+    "log1p": (np.log1p, 2),
+    "erf": (ERF, 4),
+    "acos": (np.arccos, 1),
+    "log": (np.log, 1),
+    "log2": (np.log2, 1),
+    "sin": (np.sin, 1),
+    "cos": (np.cos, 1),
+    "atan": (np.arctan, 1),
+    "asin": (np.arcsin, 1),
+    "cbrt": (np.cbrt, 1),
 }
 SMALLEST_NORMAL = np.finfo(np.float32).smallest_normal
 
@@ -47,15 +56,33 @@ module = jit(source, opt_level=3)
 
 rng = np.random.default_rng(28)
 bits = rng.integers(0, 2**32, 200_000, dtype=np.uint64).astype(np.uint32)
-sweep = np.concatenate([
-    bits.view(np.float32),
-    np.linspace(-10, 10, 200_001, dtype=np.float32),
-    np.linspace(-1, 1, 200_001, dtype=np.float32),
-    np.linspace(0, 100, 100_001, dtype=np.float32),
-])
+sweep = np.concatenate(
+    [
+        bits.view(np.float32),
+        np.linspace(-10, 10, 200_001, dtype=np.float32),
+        np.linspace(-1, 1, 200_001, dtype=np.float32),
+        np.linspace(0, 100, 100_001, dtype=np.float32),
+    ]
+)
 sweep = sweep[np.isfinite(sweep)]
-EDGES = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 1e-39, 1.17549435e-38,
-                  3.4028235e38, -3.4028235e38, 1.0, -1.0], dtype=np.float32)
+EDGES = np.array(
+    [
+        0.0,
+        -0.0,
+        np.inf,
+        -np.inf,
+        np.nan,
+        1e-45,
+        -1e-45,
+        1e-39,
+        1.17549435e-38,
+        3.4028235e38,
+        -3.4028235e38,
+        1.0,
+        -1.0,
+    ],
+    dtype=np.float32,
+)
 
 
 def ulp_error(got, expected):
@@ -94,8 +121,10 @@ for name, (reference, bound) in FUNCTIONS.items():
         or ulp_error(np.array([g], np.float32), np.array([e], np.float32))[0] <= bound
         for g, e in zip(edge_got.tolist(), edge_expected.tolist())
     )
-    print(f"{name}: max ulp {worst:.0f} within {bound}: {worst <= bound}, denormal results: {tiny_ok},",
-          f"infinities and NaN: {special_ok}, edges: {edges_ok}")
+    print(
+        f"{name}: max ulp {worst:.0f} within {bound}: {worst <= bound}, denormal results: {tiny_ok},",
+        f"infinities and NaN: {special_ok}, edges: {edges_ok}",
+    )
 
 # CHECK: tanh: max ulp {{[0-9]+}} within 4: True, denormal results: True, infinities and NaN: True, edges: True
 # CHECK-NEXT: exp: max ulp {{[0-9]+}} within 5: True, denormal results: True, infinities and NaN: True, edges: True
@@ -130,6 +159,12 @@ with Context():
     lowered = str(fused)
 # tanh would become a call of tanhf, exp and sin LLVM's intrinsics (calls
 # of expf and sinf).
-print("lowered to calls: tanh", "tanhf" in lowered, "exp", "llvm.intr.exp" in lowered,
-      "sin", "llvm.intr.sin" in lowered)
+print(
+    "lowered to calls: tanh",
+    "tanhf" in lowered,
+    "exp",
+    "llvm.intr.exp" in lowered,
+    "sin",
+    "llvm.intr.sin" in lowered,
+)
 # CHECK: lowered to calls: tanh False exp False sin True

@@ -262,10 +262,13 @@ OrcEngine::create(const OrcEngineOptions &options) {
   // instruction for (f16 conversions, 128-bit division, powi, ...): a
   // program links it statically; here it is GCC's, which every glibc system
   // has, but which Python loads only privately (through libstdc++), where
-  // the process's symbols are not searched.
+  // the process's symbols are not searched. Searched after the process's
+  // symbols: through the library's own scope, `malloc` would be libc's,
+  // not an interposed one (a sanitizer's, jemalloc).
+  JITDylib *process = engine->jit->getProcessSymbolsJITDylib().get();
   if (auto runtime =
           DynamicLibrarySearchGenerator::Load(kCompilerRuntime, globalPrefix))
-    main.addGenerator(std::move(*runtime));
+    (process ? *process : main).addGenerator(std::move(*runtime));
   else
     consumeError(runtime.takeError()); // then such calls name their symbol
   for (StringRef path : options.sharedLibPaths) {
