@@ -43,6 +43,8 @@ __all__ = ["JitModule", "jit", "DEFAULT_PIPELINE", "BUFFERIZATION_PIPELINE", "FA
 _LOWERING = (
     "convert-bufferization-to-memref,"
     "convert-linalg-to-loops,"
+    # memref.realloc as alloc, copy and dealloc (in an scf.if).
+    "expand-realloc,"
     # math functions as polynomials that LLVM vectorizes, not libm calls.
     "jit-approximate-math,"
     "convert-vector-to-scf,"

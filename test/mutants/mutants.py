@@ -433,7 +433,7 @@ MUTANTS = [
     {
         "name": "bf16_rounded_twice",
         "file": "lib/CAPI/ExecutionEngine/OrcEngine.cpp",
-        "search": "  roundIntegersToBFloatOnce(module);",
+        "search": "  convertIntegersRoundingOnce(module);",
         "replace": "",
         "tests": [PY + "jit_conversions"],
         "why": "an i32 or i64 converted to bf16 rounds through f32, twice",

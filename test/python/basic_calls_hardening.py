@@ -207,3 +207,121 @@ engine.invoke("add", ctypes.addressof(a), ctypes.addressof(b), ctypes.addressof(
 print("ok", r.value)
 """,
 )
+
+# The same check where a seccomp filter forbids process_vm_readv/writev (as
+# containers' default profiles do): through a pipe, file pages beyond the
+# end of their file included (which fault with SIGBUS when read).
+# CHECK-LABEL: CASE: invoke's check under a seccomp filter
+# CHECK: ValueError: argument 0 of 'add' is address 0x1, which is not 8 readable bytes
+# CHECK: ValueError: argument 0 of 'add' is address 0x{{[0-9a-f]+}}, which is not 8 readable bytes
+# CHECK: ValueError: argument 2 of 'add' is address 0x{{[0-9a-f]+}}, which is not 8 writable (the result) bytes
+# CHECK: ok 7
+# CHECK: exit code: 0
+case(
+    "invoke's check under a seccomp filter",
+    """
+import ctypes, mmap, os, struct, tempfile
+from mlir.ir import Context, Module
+from mlir.passmanager import PassManager
+from mlir.execution_engine import ExecutionEngine
+with Context():
+    module = Module.parse('''
+    func.func @add(%a: i64, %b: i64) -> i64 attributes { llvm.emit_c_interface } {
+      %r = arith.addi %a, %b : i64
+      return %r : i64
+    }''')
+    PassManager.parse("builtin.module(convert-to-llvm)").run(module.operation)
+    engine = ExecutionEngine(module)
+# A filter: process_vm_readv (310) and process_vm_writev (311) fail with EPERM.
+op = lambda code, k, true=0, false=0: struct.pack("HBBI", code, true, false, k)
+program = op(0x20, 0) + op(0x15, 310, 2) + op(0x15, 311, 1) + op(0x06, 0x7FFF0000) + op(0x06, 0x50001)
+filters = ctypes.create_string_buffer(program)
+fprog = struct.pack("HxxxxxxQ", 5, ctypes.addressof(filters))
+libc = ctypes.CDLL(None)
+assert libc.prctl(38, 1, 0, 0, 0) == 0  # PR_SET_NO_NEW_PRIVS
+assert libc.prctl(22, 2, ctypes.c_char_p(fprog), 0, 0) == 0  # PR_SET_SECCOMP, a filter
+# A page of a file mapping beyond the file's end.
+path = os.path.join(tempfile.mkdtemp(), "short")
+fd = os.open(path, os.O_RDWR | os.O_CREAT)
+os.write(fd, bytes(2 * mmap.PAGESIZE))
+mapping = mmap.mmap(fd, 2 * mmap.PAGESIZE)
+os.ftruncate(fd, mmap.PAGESIZE)
+beyond = ctypes.addressof(ctypes.c_char.from_buffer(mapping)) + mmap.PAGESIZE
+a, b, r = ctypes.c_int64(3), ctypes.c_int64(4), ctypes.c_int64()
+read_only = ctypes.cast(ctypes.CDLL(None).strlen, ctypes.c_void_p).value
+for args in [(1, 2, 3), (beyond, ctypes.addressof(b), ctypes.addressof(r)),
+             (ctypes.addressof(a), ctypes.addressof(b), read_only)]:
+    try:
+        engine.invoke("add", *args)
+    except ValueError as error:
+        print("ValueError:", error)
+engine.invoke("add", ctypes.addressof(a), ctypes.addressof(b), ctypes.addressof(r))
+print("ok", r.value)
+""",
+)
+
+# What a callback saw stays readable after a stopped call, slices of its
+# views included: the call frees only memory no callback was shown.
+# CHECK-LABEL: CASE: views kept past a stopped call
+# CHECK: kept slice sums to 7.0
+# CHECK: exit code: 0
+case(
+    "views kept past a stopped call",
+    """
+import numpy as np
+from mlir.execution_engine import jit
+m = jit('''
+func.func private @look(memref<?xf64>)
+func.func @f(%n: index) {
+  %a = memref.alloc(%n) : memref<?xf64>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1.0 : f64
+  scf.for %i = %c0 to %n step %c1 {
+    memref.store %one, %a[%i] : memref<?xf64>
+  }
+  func.call @look(%a) : (memref<?xf64>) -> ()
+  memref.dealloc %a : memref<?xf64>
+  return
+}''', cache_dir=None)
+kept = []
+@m.callback("look")
+def look(v):
+    kept.append(v[1:])
+    raise ValueError("stop")
+try:
+    m.f(8)
+except ValueError:
+    pass
+for _ in range(100):
+    np.ones(1 << 16)  # reuse of freed memory
+print("kept slice sums to", kept[0].sum())
+""",
+)
+
+# memref.realloc lowers (expand-realloc): its module stays callable.
+# CHECK-LABEL: CASE: memref.realloc
+# CHECK: grown: [5. 5. 5. 5. 0. 0.]
+# CHECK: exit code: 0
+case(
+    "memref.realloc",
+    """
+import numpy as np
+from mlir.execution_engine import jit
+m = jit('''
+func.func @grow(%x: memref<?xf32>, %n: index) -> memref<?xf32> {
+  %c0 = arith.constant 0 : index
+  %m = memref.dim %x, %c0 : memref<?xf32>
+  %a = memref.alloc(%m) : memref<?xf32>
+  memref.copy %x, %a : memref<?xf32> to memref<?xf32>
+  %b = memref.realloc %a(%n) : memref<?xf32> to memref<?xf32>
+  %zero = arith.constant 0.0 : f32
+  %c1 = arith.constant 1 : index
+  scf.for %i = %m to %n step %c1 {
+    memref.store %zero, %b[%i] : memref<?xf32>
+  }
+  return %b : memref<?xf32>
+}''', cache_dir=None)
+print("grown:", m.grow(np.full(4, 5, np.float32), 6))
+""",
+)

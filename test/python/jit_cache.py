@@ -27,14 +27,14 @@
 #    the file misses. Names the engine reserves, and an empty cache_dir,
 #    are refused.
 
-import ctypes
 import json
 import os
-import struct
 import subprocess
 import sys
 import tempfile
 import time
+
+from fixtures import CACHE_ENTRY_HEADER, llvm_xxh3
 
 ROOT = tempfile.mkdtemp(prefix="jit_cache_test_", dir=os.environ.get("TEST_TMPDIR"))
 
@@ -338,7 +338,8 @@ print("bad limit:", outcome["results"], *outcome["warnings"])
 # 6. Eviction: room for two entries. A, B, then A again (a hit makes it the
 # most recently used), then C: B goes.
 bounded = new_dir("bounded")
-size = os.path.getsize(os.path.join(concurrent, entries(concurrent)[0]))
+# The largest entry (a 0.0 constant makes smaller code than others).
+size = max(os.path.getsize(os.path.join(concurrent, name)) for name in entries(concurrent))
 limit = {"MLIR_JIT_CACHE_MAX_BYTES": str(2 * size + size // 2)}
 sources = {name: SCALED.format(i + 10) for i, name in enumerate("ABC")}
 
@@ -388,19 +389,10 @@ print("info of a file:", not_a_directory.returncode, not_a_directory.stderr.stri
 # CHECK: info of a file: 1 python -m mlir.jit_cache: [Errno 20] Not a directory: '{{.*}}blocker'
 
 
-# 8. Entries whose checksum holds. The checksum is LLVM's xxh3_64bits, called
-# through its C++ symbol (an ArrayRef travels as pointer and size). Such an
-# entry is read (a hit), refused, removed and compiled again.
-def llvm_library():
-    import mlir.execution_engine  # noqa: F401 (loads libLLVM)
-
-    with open("/proc/self/maps") as maps:
-        return next(line.split()[-1] for line in maps if "libLLVM" in line)
-
-
-xxh3 = ctypes.CDLL(llvm_library())["_ZN4llvm11xxh3_64bitsENS_8ArrayRefIhEE"]
-xxh3.restype, xxh3.argtypes = ctypes.c_uint64, [ctypes.c_char_p, ctypes.c_size_t]
-HEADER = struct.Struct("<8sIIQQQ")  # magic, format, sizes of key, metadata, object, checksum
+# 8. Entries whose checksum holds (LLVM's xxh3_64bits). Such an entry is read
+# (a hit), refused, removed and compiled again.
+xxh3 = llvm_xxh3()
+HEADER = CACHE_ENTRY_HEADER
 
 
 def rewrite(path, metadata=None, obj=None):

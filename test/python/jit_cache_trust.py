@@ -3,20 +3,20 @@
 #
 # The object cache's trust model: an entry is code the process runs, so it
 # is read only if this user wrote it and no one else can have changed it.
-# The directory is this user's and writable by no one else, or sticky (as
-# /tmp), where each entry must be this user's own regular file, writable by
-# no one else. Another local user (a child process with uid 65534, as
+# The directory is this user's, writable by no one else or sticky, or
+# root's and sticky (as /tmp); each entry must be this user's own regular
+# file, writable by no one else. Another local user (a child process with uid 65534, as
 # `nobody`) plants entries, links and directories; none of their code runs.
 
-import ctypes
 import json
 import os
 import shutil
 import stat
-import struct
 import subprocess
 import sys
 import tempfile
+
+from fixtures import CACHE_ENTRY_HEADER, llvm_xxh3
 
 ADD = "func.func @add(%a: f64, %b: f64) -> f64 {\n  %c = arith.addf %a, %b : f64\n  return %c : f64\n}"
 # The code another user would have run instead: add(1, 2) = 1003.
@@ -76,18 +76,10 @@ def only_entry(path):
     return os.path.join(path, name)
 
 
-# An entry under ADD's key holding EVIL's code, its checksum right (LLVM's
-# xxh3_64bits, through its C++ symbol): what another user would plant.
-def llvm_library():
-    with open("/proc/self/maps") as maps:
-        return next(line.split()[-1] for line in maps if "libLLVM" in line)
-
-
-import mlir.execution_engine  # noqa: E402,F401 (loads libLLVM)
-
-xxh3 = ctypes.CDLL(llvm_library())["_ZN4llvm11xxh3_64bitsENS_8ArrayRefIhEE"]
-xxh3.restype, xxh3.argtypes = ctypes.c_uint64, [ctypes.c_char_p, ctypes.c_size_t]
-HEADER = struct.Struct("<8sIIQQQ")  # magic, format, sizes of key, metadata, object, checksum
+# An entry under ADD's key holding EVIL's code, its checksum right: what
+# another user would plant.
+xxh3 = llvm_xxh3()
+HEADER = CACHE_ENTRY_HEADER
 
 
 def parts(path):
@@ -173,6 +165,13 @@ try:
     as_nobody("/bin/sh", "-c", 'cat > "$1"', "sh", os.path.join(theirs, entry_name), data=planted)
     show("the other user's directory", run(theirs))
     # CHECK: the other user's directory: result 3.0 hits 0 warnings: the JIT cache is not used: the cache directory '{{.*}}theirs' belongs to another user (uid 65534), who could put code in it that this process would run; use a directory of your own
+
+    # A sticky directory of theirs: its owner can rename or remove this
+    # user's entries in it.
+    their_sticky = os.path.join(ROOT, "their_sticky")
+    as_nobody("mkdir", "-m", "1777", their_sticky)
+    show("the other user's sticky directory", run(their_sticky))
+    # CHECK: the other user's sticky directory: result 3.0 hits 0 warnings: the JIT cache is not used: the cache directory '{{.*}}their_sticky' belongs to another user (uid 65534)
 
     # This user's entry, made writable by others: refused, then replaced.
     loose = directory("loose", 0o700)

@@ -267,3 +267,18 @@ print("powi:", r.value)
 # CHECK-NEXT: f64 -> f16 -> f64: True
 # CHECK-NEXT: i128 division: 2.3333333333333335e+18
 # CHECK-NEXT: powi: 3.375
+
+# Integers wider than 128 bits, which LLVM converts wrongly where they
+# overflow f32 (and f16).
+wide = jit("""
+func.func @f(%a: i64) -> (f32, f16, bf16) {
+  %x = arith.extui %a : i64 to i256
+  %s = arith.constant 128 : i256
+  %y = arith.shli %x, %s : i256
+  %r = arith.uitofp %y : i256 to f32
+  %h = arith.uitofp %y : i256 to f16
+  %b = arith.uitofp %y : i256 to bf16
+  return %r, %h, %b : f32, f16, bf16
+}""")
+print("3 << 128:", *(float(v) for v in wide.f(3)))
+# CHECK-NEXT: 3 << 128: inf inf inf

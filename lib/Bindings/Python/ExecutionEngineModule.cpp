@@ -20,11 +20,12 @@
 
 #include <pybind11/stl.h>
 
+#include <fcntl.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <future>
 #include <optional>
 #include <set>
@@ -235,37 +236,34 @@ PyExecutionEngine *takeCacheLoad(PyCacheLoad &load) {
   return new PyExecutionEngine(loaded.engine, /*compileStack=*/0);
 }
 
-/// Whether the mappings of this process (/proc/self/maps) cover [address,
-/// address + size) with read, and if `writable` write, permission.
-bool mappedWithAccess(uintptr_t address, size_t size, bool writable) {
-  std::FILE *maps = std::fopen("/proc/self/maps", "r");
-  if (!maps)
+/// Whether `size` bytes at `address` can be read, and written if
+/// `writable`, found through a pipe: the kernel copies them into it (and
+/// back in place), failing with EFAULT where it cannot. For where a seccomp
+/// filter forbids process_vm_readv.
+bool accessibleThroughPipe(char *address, size_t size, bool writable) {
+  int ends[2];
+  if (pipe2(ends, O_CLOEXEC) != 0)
     return false;
-  uintptr_t end = address + size;
-  char line[512];
-  while (address < end && std::fgets(line, sizeof line, maps)) {
-    unsigned long low, high;
-    char permissions[5];
-    if (std::sscanf(line, "%lx-%lx %4s", &low, &high, permissions) != 3)
-      break;
-    // Mappings are listed in address order: a gap before `address` fails.
-    if (low <= address && address < high) {
-      if (permissions[0] != 'r' || (writable && permissions[1] != 'w'))
-        break;
-      address = high;
-    } else if (low > address) {
-      break;
-    }
+  bool accessible = true;
+  char chunk[4096];
+  for (size_t done = 0; accessible && done < size; done += sizeof chunk) {
+    size_t n = std::min(sizeof chunk, size - done);
+    accessible = write(ends[1], address + done, n) == static_cast<ssize_t>(n) &&
+                 read(ends[0], chunk, n) == static_cast<ssize_t>(n);
+    if (accessible && writable)
+      accessible = write(ends[1], chunk, n) == static_cast<ssize_t>(n) &&
+                   read(ends[0], address + done, n) == static_cast<ssize_t>(n);
   }
-  std::fclose(maps);
-  return address >= end;
+  close(ends[0]);
+  close(ends[1]);
+  return accessible;
 }
 
 /// Whether `size` bytes at `address` are memory of this process that can be
 /// read, and written if `writable`, found without a fault: the kernel
 /// copies them out, and back in place if `writable` (what is written is
 /// what was there), failing where it cannot. Where these system calls are
-/// not allowed (a seccomp filter), the process's mappings tell.
+/// not allowed (a seccomp filter), through a pipe.
 bool isAccessible(uintptr_t address, size_t size, bool writable) {
   if (size == 0)
     return true;
@@ -276,7 +274,8 @@ bool isAccessible(uintptr_t address, size_t size, bool writable) {
   iovec remote{reinterpret_cast<void *>(address), size};
   ssize_t read = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
   if (read < 0 && (errno == ENOSYS || errno == EPERM))
-    return mappedWithAccess(address, size, writable);
+    return accessibleThroughPipe(reinterpret_cast<char *>(address), size,
+                                 writable);
   if (read != static_cast<ssize_t>(size))
     return false;
   return !writable || process_vm_writev(getpid(), &local, 1, &remote, 1, 0) ==

@@ -26,6 +26,7 @@
 #include "mlir-c/ExecutionEngineChecked.h"
 #include "mlir-c/IR.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -171,17 +172,41 @@ bool callPython(JitThreadState &state, CallbackSlot &slot, char *argSlots,
           ? PyObject_Vectorcall(slot.function, args,
                                 count | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr)
           : nullptr;
-  for (size_t i = 0; i < converted; ++i) {
-    // A view kept beyond the call (stored, or in a traceback's locals) would
-    // read memory the jitted code may free: it becomes empty.
-    if (params[i].kind == kMemRef && Py_REFCNT(args[i]) > 1)
-      forgetMemory(args[i]);
-    Py_DECREF(args[i]);
-  }
   bool stored = returned && storeCallbackResults(slot, returned, resultSlots);
   if (!stored)
     state.error.take();
   Py_XDECREF(returned);
+  // Memory the stopped call allocated that views still reach, and the
+  // capsule that now owns it.
+  std::vector<std::pair<char *, PyObject *>> handedOver;
+  for (size_t i = 0; i < converted; ++i) {
+    // A view kept beyond the call (stored, sliced, or in a traceback's
+    // locals) would read memory the jitted code may free: it becomes empty.
+    if (params[i].kind == kMemRef && Py_REFCNT(args[i]) > 1) {
+      // If the call stops here (the callback failed), nothing frees this
+      // call's memory but the stop: what views still reach is theirs.
+      char *allocated =
+          memRefAt(params[i],
+                   *reinterpret_cast<int64_t **>(argSlots + kSlotSize * i))
+              .allocated();
+      auto owner = std::find_if(
+          handedOver.begin(), handedOver.end(),
+          [&](const auto &entry) { return entry.first == allocated; });
+      if (owner == handedOver.end() && !stored && state.allocations &&
+          state.allocations->erase(allocated)) {
+        PyObject *capsule = ownerOfAllocation(allocated);
+        if (!capsule)
+          PyErr_Clear(); // then it is kept for good, a leak, not a crash
+        owner = handedOver.insert(handedOver.end(), {allocated, capsule});
+      }
+      PyObject *capsule = owner == handedOver.end() ? nullptr : owner->second;
+      Py_XINCREF(capsule);
+      forgetMemory(args[i], capsule);
+    }
+    Py_DECREF(args[i]);
+  }
+  for (auto &entry : handedOver)
+    Py_XDECREF(entry.second);
   return stored;
 }
 
@@ -205,10 +230,11 @@ bool callPythonFromJit(JitThreadState &state, CallbackSlot &slot,
 
 /// After a callback failed without results (`stored` false), stops the
 /// typed call running the jitted code, if it can be stopped: jumps back
-/// into runJitted over the jitted frames (memory they allocated is not
-/// freed). Otherwise the code goes on, getting zeros from this callback and
-/// every later one. Nothing of this frame needs unwinding either. The GIL
-/// is as the jitted code had it.
+/// into runJitted over the jitted frames (which frees the memory they
+/// allocated, but for what views of the callbacks' arguments still reach).
+/// Otherwise the code goes on, getting zeros from this callback and every later
+/// one. Nothing of this frame needs unwinding either. The GIL is as the jitted
+/// code had it.
 void finishCallback(JitThreadState &state, CallbackSlot &slot,
                     char *resultSlots, bool stored) {
   if (stored)

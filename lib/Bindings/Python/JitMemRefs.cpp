@@ -252,7 +252,9 @@ PyObject *memRefToArray(const ValueSpec &spec, MemRefView descriptor,
   return array;
 }
 
-void forgetMemory(PyObject *array) {
+void forgetMemory(PyObject *array, PyObject *owner) {
+  if (owner)
+    PyArray_SetBaseObject(reinterpret_cast<PyArrayObject *>(array), owner);
   alignas(16) static const char zeros[64] = {};
   auto *fields = reinterpret_cast<PyArrayObject_fields *>(array);
   for (int d = 0; d < fields->nd; ++d)

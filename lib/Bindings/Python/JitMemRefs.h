@@ -81,8 +81,10 @@ PyObject *memRefToArray(const ValueSpec &spec, MemRefView descriptor,
 /// Empties `array`, a view valid only during a callback that is still
 /// referenced after it: its sizes become 0 (a 0-d array reads a zero) and it
 /// becomes read-only, so that it never reads or writes memory the jitted
-/// code may have freed. (Views taken from it keep their own pointers.)
-void forgetMemory(PyObject *array);
+/// code may have freed. (Views taken from it keep their own pointers.) If
+/// `owner` (a new reference) is given, the memory is now `owner`'s, kept
+/// alive by `array` and so by the views taken from it.
+void forgetMemory(PyObject *array, PyObject *owner = nullptr);
 
 /// A capsule that frees `allocated`, memory jitted code allocated with
 /// malloc, when the last array over it is gone.

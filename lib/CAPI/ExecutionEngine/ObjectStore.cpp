@@ -3,6 +3,7 @@
 #include "ObjectStore.h"
 #include "OrcEngine.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Config/llvm-config.h"
@@ -135,15 +136,17 @@ void evict(StringRef directory, StringRef newest, uint64_t limit) {
 
 /// Why the directory `fd` may hold code another user wrote, or "". The
 /// trust model: an entry is code this process will run, so only this user
-/// may write it. The directory is this user's, writable by no one else; or
-/// sticky (as /tmp), where no one else can remove or replace this user's
-/// files and each entry is checked to be this user's own.
+/// may write it. The directory is this user's, writable by no one else or
+/// sticky; or root's and sticky (as /tmp), where no one else can remove or
+/// replace this user's files. Each entry is checked to be this user's own.
 std::string untrustedDirectory(int fd, StringRef directory) {
   struct stat status;
   if (::fstat(fd, &status) != 0)
     return "cannot examine the cache directory '" + directory.str() +
            "': " + std::strerror(errno);
-  if (status.st_mode & S_ISVTX)
+  // A sticky directory's owner can still remove or rename others' files.
+  if ((status.st_mode & S_ISVTX) &&
+      (status.st_uid == 0 || status.st_uid == ::geteuid()))
     return "";
   if (status.st_uid != ::geteuid())
     return "the cache directory '" + directory.str() +
@@ -236,9 +239,9 @@ std::optional<StoredObject> loadObject(StringRef directory, StringRef key) {
     ++misses;
     return std::nullopt;
   }
+  auto closeEntry = make_scope_exit([fd] { ::close(fd); });
   auto file = MemoryBuffer::getOpenFile(fd, path, /*FileSize=*/-1,
                                         /*RequiresNullTerminator=*/false);
-  ::close(fd);
   if (!file) {
     ++misses;
     return std::nullopt;
@@ -273,7 +276,7 @@ std::optional<StoredObject> loadObject(StringRef directory, StringRef key) {
   std::memcpy(copy->getBufferStart(), object.data(), object.size());
   stored.object = std::move(copy);
   // A hit makes the entry the most recently used.
-  ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
+  ::futimens(fd, nullptr);
   ++hits;
   return stored;
 }

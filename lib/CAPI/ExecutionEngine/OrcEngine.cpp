@@ -134,19 +134,23 @@ void defineStructorRunner(Module &module, bool constructors, StringRef name) {
 
 /// LLVM converts an integer wider than float's significand to bfloat
 /// through float, rounding twice (the i32 0x1810001 becomes 0x1800000, not
-/// the nearest 0x1820000). Converts through double instead, rounding once:
-/// an integer of more than double's 53 significant bits first keeps its
-/// top 53 with the rest folded into a sticky last bit, which rounds to
-/// bfloat's 8 as the whole would.
-void roundIntegersToBFloatOnce(Module &module) {
+/// the nearest 0x1820000), and integers wider than 128 bits to half or float
+/// wrongly where they overflow. Converts such integers through double
+/// instead, rounding once: an integer of more than double's 53 significant
+/// bits first keeps its top 53 with the rest folded into a sticky last bit,
+/// which rounds to bfloat's 8 (or float's 24) as the whole would.
+void convertIntegersRoundingOnce(Module &module) {
   SmallVector<CastInst *> casts;
   for (Function &function : module)
     for (Instruction &instruction : instructions(function))
       if (auto *cast = dyn_cast<CastInst>(&instruction))
-        if ((isa<SIToFPInst>(cast) || isa<UIToFPInst>(cast)) &&
-            cast->getType()->getScalarType()->isBFloatTy() &&
-            cast->getSrcTy()->getScalarSizeInBits() > 24)
-          casts.push_back(cast);
+        if (isa<SIToFPInst>(cast) || isa<UIToFPInst>(cast)) {
+          Type *target = cast->getType()->getScalarType();
+          unsigned bits = cast->getSrcTy()->getScalarSizeInBits();
+          if ((target->isBFloatTy() && bits > 24) ||
+              ((target->isHalfTy() || target->isFloatTy()) && bits > 128))
+            casts.push_back(cast);
+        }
   for (CastInst *cast : casts) {
     IRBuilder<> builder(cast);
     Value *value = cast->getOperand(0);
@@ -328,7 +332,7 @@ Expected<std::unique_ptr<MemoryBuffer>> OrcEngine::compile(Module &module) {
   if (Error error = optimize(&module))
     return std::move(error);
   // After optimization, which would fold the conversion back into one.
-  roundIntegersToBFloatOnce(module);
+  convertIntegersRoundingOnce(module);
   auto object = SimpleCompiler(**targetMachine)(module);
   if (object)
     countCompilation();

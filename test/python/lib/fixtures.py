@@ -8,6 +8,7 @@ the sources below are short enough to read where they are used.
 
 import ctypes
 import os
+import struct
 import subprocess
 import sys
 import textwrap
@@ -146,3 +147,20 @@ def heap_bytes_in_use():
     process.mallinfo2.restype = MallInfo2
     info = process.mallinfo2()
     return info.uordblks + info.hblkhd
+
+
+# The object cache's entry header: magic, format, sizes of key, metadata and
+# object, checksum of the rest.
+CACHE_ENTRY_HEADER = struct.Struct("<8sIIQQQ")
+
+
+def llvm_xxh3():
+    """LLVM's xxh3_64bits(data, size), the cache's checksum, called through
+    its C++ symbol (an ArrayRef travels as pointer and size)."""
+    import mlir.execution_engine  # noqa: F401 (loads libLLVM)
+
+    with open("/proc/self/maps") as maps:
+        library = next(line.split()[-1] for line in maps if "libLLVM" in line)
+    xxh3 = ctypes.CDLL(library)["_ZN4llvm11xxh3_64bitsENS_8ArrayRefIhEE"]
+    xxh3.restype, xxh3.argtypes = ctypes.c_uint64, [ctypes.c_char_p, ctypes.c_size_t]
+    return xxh3
