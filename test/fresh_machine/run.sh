@@ -18,6 +18,9 @@ command -v debootstrap >/dev/null || { say "needs debootstrap (apt-get install d
 
 # The resolved path: /proc/PID/root shows it so.
 root=$(realpath "$(mktemp -d /var/tmp/fresh_machine.XXXXXX)")
+# A machine's / is 0755 (mktemp made it 0700): other users, which tests act
+# as, reach its files.
+chmod 755 "$root"
 mounts=()
 debootstrap_pid=
 cleanup() {
