@@ -347,7 +347,10 @@ def _impl(rctx):
     rctx.file("llvm/BUILD", _package_build("llvm", ["llvm", "llvm-c"], so_version, prefix + "/lib"))
     rctx.file("mlir/BUILD", _package_build("mlir", ["mlir", "mlir-c"], so_version, prefix + "/lib") + _MLIR_BINDINGS)
     rctx.file("mlir/python/BUILD", _python_build(rctx.name))
-    rctx.file("mlir/test/python/BUILD", _TESTS_BUILD % "mlir/test/python" + _PYTHON_TEST_BUILD.replace("REPO", rctx.name))
+    rctx.file("mlir/test/python/BUILD", (_TESTS_BUILD % "mlir/test/python").replace(
+        "package(",
+        'load("@rules_cc//cc:defs.bzl", "cc_library")\n\npackage(',
+    ) + _PYTHON_TEST_BUILD.replace("REPO", rctx.name))
     rctx.file("mlir/test/CAPI/BUILD", _TESTS_BUILD % "mlir/test/CAPI")
     rctx.file("BUILD", "")
     rctx.file("WORKSPACE", 'workspace(name = "llvm-project")\n')

@@ -4,6 +4,7 @@ importable as it is (`PYTHONPATH=bazel-bin/python`) and tests import the same
 tree through runfiles.
 """
 
+load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("@rules_python//python:py_info.bzl", "PyInfo")
 
 def package_relative_path(label, file):

@@ -30,7 +30,11 @@ def run():
         link = os.path.join(suite, name)
         if not os.path.lexists(link):
             os.symlink(target, link)
-    sys.argv = [sys.argv[0]] + lit_args + [os.path.join(suite, os.path.basename(os.path.dirname(marker)), test)]
+    sys.argv = (
+        [sys.argv[0]]
+        + lit_args
+        + [os.path.join(suite, os.path.basename(os.path.dirname(marker)), test)]
+    )
     main()
 
 
