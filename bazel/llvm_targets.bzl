@@ -15,8 +15,8 @@ named in its comment. Fields:
   deps: entries whose headers and code it brings, as upstream's deps (and a
     C API library's header_deps) do; capi_deps: C API entries, as upstream's.
   lib: the prebuilt code: "libLLVM", "libMLIR" or
-    "libMLIRExecutionEngineShared" (shared libraries), "capi:<Name>" (the
-    static archive libMLIRCAPI<Name>.a), "lib:<file>" (a file in the LLVM lib
+    "libMLIRExecutionEngineShared" (shared libraries), "capi:<Name>,..." (the
+    static archives libMLIRCAPI<Name>.a), "lib:<file>" (a file in the LLVM lib
     directory), "bin:<tool>", or absent (headers only).
 
 upstream's mlir_c_api_cc_library macro makes three targets of one C API
@@ -193,7 +193,9 @@ LLVM_PROJECT_TARGETS = {
         "kind": "capi",
         "hdrs": _CAPI_IR_HDRS,
         "deps": ["mlir:IR"],
-        "lib": "capi:IR",
+        # Upstream's CAPIIR also compiles lib/CAPI/Dialect/{Func,IRDL}.cpp,
+        # which Debian ships as archives of their own.
+        "lib": "capi:IR,Func,IRDL",
     },
     # mlir/BUILD.bazel mlir_c_api_cc_library "CAPIConversion".
     "mlir:CAPIConversion": {
@@ -242,6 +244,109 @@ LLVM_PROJECT_TARGETS = {
         "capi_deps": ["mlir:CAPIIR"],
         "deps": ["mlir:ExecutionEngine"],
         "lib": "capi:ExecutionEngine",
+    },
+    # mlir/BUILD.bazel mlir_c_api_cc_library "CAPIAMDGPU".
+    "mlir:CAPIAMDGPU": {
+        "kind": "capi",
+        "hdrs": ["include/mlir-c/Dialect/AMDGPU.h"],
+        "capi_deps": ["mlir:CAPIIR"],
+        "lib": "capi:AMDGPU",
+    },
+    # mlir/BUILD.bazel mlir_c_api_cc_library "CAPIAsync".
+    "mlir:CAPIAsync": {
+        "kind": "capi",
+        "hdrs": ["include/mlir-c/Dialect/Async.h"],
+        "capi_deps": ["mlir:CAPIIR"],
+        "lib": "capi:Async",
+    },
+    # mlir/BUILD.bazel mlir_c_api_cc_library "CAPIExportSMTLIB".
+    "mlir:CAPIExportSMTLIB": {
+        "kind": "capi",
+        "hdrs": ["include/mlir-c/Target/ExportSMTLIB.h"],
+        "capi_deps": ["mlir:CAPIIR"],
+        "lib": "capi:ExportSMTLIB",
+    },
+    # mlir/BUILD.bazel mlir_c_api_cc_library "CAPIGPU".
+    "mlir:CAPIGPU": {
+        "kind": "capi",
+        "hdrs": ["include/mlir-c/Dialect/GPU.h"],
+        "capi_deps": ["mlir:CAPIIR"],
+        "lib": "capi:GPU",
+    },
+    # mlir/BUILD.bazel mlir_c_api_cc_library "CAPILLVM".
+    "mlir:CAPILLVM": {
+        "kind": "capi",
+        "hdrs": ["include/mlir-c/Dialect/LLVM.h"],
+        "capi_deps": ["mlir:CAPIIR"],
+        "lib": "capi:LLVM",
+    },
+    # mlir/BUILD.bazel mlir_c_api_cc_library "CAPILinalg".
+    "mlir:CAPILinalg": {
+        "kind": "capi",
+        "hdrs": ["include/mlir-c/Dialect/Linalg.h"],
+        "capi_deps": ["mlir:CAPIIR"],
+        "lib": "capi:Linalg",
+    },
+    # mlir/BUILD.bazel mlir_c_api_cc_library "CAPINVGPU".
+    "mlir:CAPINVGPU": {
+        "kind": "capi",
+        "hdrs": ["include/mlir-c/Dialect/NVGPU.h"],
+        "capi_deps": ["mlir:CAPIIR"],
+        "lib": "capi:NVGPU",
+    },
+    # mlir/BUILD.bazel mlir_c_api_cc_library "CAPIPDL".
+    "mlir:CAPIPDL": {
+        "kind": "capi",
+        "hdrs": ["include/mlir-c/Dialect/PDL.h"],
+        "capi_deps": ["mlir:CAPIIR"],
+        "lib": "capi:PDL",
+    },
+    # mlir/BUILD.bazel mlir_c_api_cc_library "CAPIQuant".
+    "mlir:CAPIQuant": {
+        "kind": "capi",
+        "hdrs": ["include/mlir-c/Dialect/Quant.h"],
+        "capi_deps": ["mlir:CAPIIR"],
+        "lib": "capi:Quant",
+    },
+    # mlir/BUILD.bazel mlir_c_api_cc_library "CAPISMT".
+    "mlir:CAPISMT": {
+        "kind": "capi",
+        "hdrs": ["include/mlir-c/Dialect/SMT.h"],
+        "capi_deps": ["mlir:CAPIIR"],
+        "lib": "capi:SMT",
+    },
+    # mlir/BUILD.bazel mlir_c_api_cc_library "CAPISparseTensor".
+    "mlir:CAPISparseTensor": {
+        "kind": "capi",
+        "hdrs": ["include/mlir-c/Dialect/SparseTensor.h"],
+        "capi_deps": ["mlir:CAPIIR"],
+        "lib": "capi:SparseTensor",
+    },
+    # mlir/BUILD.bazel mlir_c_api_cc_library "CAPITarget".
+    "mlir:CAPITarget": {
+        "kind": "capi",
+        "hdrs": ["include/mlir-c/Target/LLVMIR.h"],
+        "capi_deps": ["mlir:CAPIIR"],
+        "lib": "capi:Target",
+    },
+    # mlir/BUILD.bazel mlir_c_api_cc_library "CAPITransformDialect".
+    "mlir:CAPITransformDialect": {
+        "kind": "capi",
+        "hdrs": ["include/mlir-c/Dialect/Transform.h"],
+        "capi_deps": ["mlir:CAPIIR"],
+        "lib": "capi:TransformDialect",
+    },
+    # mlir/BUILD.bazel mlir_c_api_cc_library "CAPITransformDialectTransforms".
+    "mlir:CAPITransformDialectTransforms": {
+        "kind": "capi",
+        "hdrs": ["include/mlir-c/Dialect/Transform/Interpreter.h"],
+        "capi_deps": ["mlir:CAPIIR"],
+        "lib": "capi:TransformDialectTransforms",
+    },
+    # mlir/BUILD.bazel cc_binary "mlir-tblgen".
+    "mlir:mlir-tblgen": {
+        "kind": "binary",
+        "lib": "bin:mlir-tblgen",
     },
     # mlir/BUILD.bazel cc_library "MLIRBindingsPythonHeaders": Interop.h and
     # the other binding headers, as textual_hdrs (upstream's also depends on

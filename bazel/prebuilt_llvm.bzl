@@ -7,8 +7,18 @@ own @llvm-project instead and this rule is not used.
 
 The BUILD files are generated from //bazel:llvm_targets.bzl, so that each name
 has upstream's semantics: its kind, alwayslink, testonly and exported headers.
+
+Upstream's Python bindings are built from the release's own sources, which the
+prebuilt install lacks: //bazel:llvm_sources.bzl fetches them into a repository
+of their own (`python_sources`, by default @llvm_project_python_sources), and
+they appear here at upstream's paths (mlir/lib/Bindings/Python, mlir/python,
+mlir/test/python, mlir/test/CAPI) with upstream's target names
+(MLIRBindingsPythonCoreNoCAPI, MLIRBindingsPythonCAPIObjects,
+//mlir/python:...PyFiles and ...PyGen).
 """
 
+load(":llvm_python_targets.bzl", "PY_FILES", "PY_GEN")
+load(":llvm_sources.bzl", "SUBTREES")
 load(":llvm_targets.bzl", "LLVM_PROJECT_TARGETS")
 
 _LLVM_MAJOR = "22"
@@ -69,7 +79,7 @@ def _lib_deps(package, entry, whole):
     if lib in _SHARED_LIBRARIES:
         return [_label(package, _SHARED_LIBRARIES[lib] + ":_" + lib)]
     if lib.startswith("capi:"):
-        return [":_CAPI%s_archive%s" % (lib[len("capi:"):], "_whole" if whole else "")]
+        return [":_CAPI%s_archive%s" % (a, "_whole" if whole else "") for a in lib[len("capi:"):].split(",")]
     return []
 
 def _entry_rules(package, name, entry, so_version):
@@ -84,10 +94,13 @@ def _entry_rules(package, name, entry, so_version):
     if kind == "capi":
         # upstream's mlir_c_api_cc_library: X, XHeaders and XObjects.
         capi_deps = [_label(package, d) for d in entry.get("capi_deps", [])]
-        archive = entry["lib"][len("capi:"):]
-        return [
-            _rule("cc_import", "_CAPI%s_archive" % archive, static_library = '"lib/libMLIRCAPI%s.a"' % archive, visibility = '["//visibility:private"]'),
-            _rule("cc_import", "_CAPI%s_archive_whole" % archive, alwayslink = "True", static_library = '"lib/libMLIRCAPI%s.a"' % archive, visibility = '["//visibility:private"]'),
+        archives = []
+        for archive in entry["lib"][len("capi:"):].split(","):
+            archives += [
+                _rule("cc_import", "_CAPI%s_archive" % archive, static_library = '"lib/libMLIRCAPI%s.a"' % archive, visibility = '["//visibility:private"]'),
+                _rule("cc_import", "_CAPI%s_archive_whole" % archive, alwayslink = "True", static_library = '"lib/libMLIRCAPI%s.a"' % archive, visibility = '["//visibility:private"]'),
+            ]
+        return archives + [
             _rule("cc_library", name, hdrs = hdrs, deps = repr(deps + capi_deps + _lib_deps(package, entry, False))),
             _rule("cc_library", name + "Headers", hdrs = hdrs, deps = repr(deps + [d + "Headers" for d in capi_deps])),
             _rule("cc_library", name + "Objects", alwayslink = "True", hdrs = hdrs, deps = repr(deps + [d + "Headers" for d in capi_deps] + [d + "Objects" for d in capi_deps] + _lib_deps(package, entry, True))),
@@ -135,6 +148,179 @@ def _package_build(package, header_dirs, so_version, libdir):
         rules += _entry_rules(package, name, entries[name], so_version)
     return "\n".join(rules)
 
+# Upstream's binding targets in @llvm-project//mlir, over the release's
+# sources (mlir/lib/Bindings/Python). Built as upstream's CMake builds them
+# (UPSTREAM_BINDINGS.md): nanobind in the "mlir" domain, the capsule prefix
+# "mlir.", RTTI and exceptions.
+_MLIR_BINDINGS = """
+# The binding sources of the release, for the extension modules' srcs, as
+# upstream's overlay exports them.
+exports_files(glob(["lib/Bindings/Python/*.cpp"]))
+
+# The .td files mlir-tblgen reads (//mlir/python's ...PyGen).
+filegroup(
+    name = "_td_files",
+    srcs = glob(["include/mlir/**/*.td"]),
+    visibility = ["//:__subpackages__"],
+)
+
+# nanobind's headers with the definitions every translation unit of the
+# bindings must agree on (nanobind's domain, the bindings' C++ namespace and
+# capsule prefix), and the bindings' private headers (Pass.h, Rewrite.h).
+cc_library(
+    name = "MLIRBindingsPythonNanobindHeaders",
+    textual_hdrs = glob(["lib/Bindings/Python/*.h"]),
+    includes = ["lib/Bindings/Python"],
+    defines = [
+        "NB_SHARED",
+        "NB_DOMAIN=mlir",
+        "MLIR_BINDINGS_PYTHON_DOMAIN=mlir",
+        "MLIR_PYTHON_PACKAGE_PREFIX=mlir.",
+    ],
+    deps = [
+        ":MLIRBindingsPythonHeaders",
+        "@local_python//:python_headers",
+        "@pip//:nanobind_headers",
+    ],
+)
+
+# The bindings' core classes (Py* and PyGlobals, upstream's private support
+# library), without any C API code: link it into exactly one shared library
+# per process (upstream's libMLIRPythonSupport-<domain>.so).
+cc_library(
+    name = "MLIRBindingsPythonCoreNoCAPI",
+    srcs = [
+        "lib/Bindings/Python/Globals.cpp",
+        "lib/Bindings/Python/IRAttributes.cpp",
+        "lib/Bindings/Python/IRCore.cpp",
+        "lib/Bindings/Python/IRTypes.cpp",
+    ],
+    copts = [
+        "-fexceptions",
+        "-frtti",
+        "-fvisibility-inlines-hidden",
+        "-w",
+    ],
+    local_defines = ["MLIR_CAPI_BUILDING_LIBRARY=1"],
+    deps = [
+        ":CAPIDebugHeaders",
+        ":CAPIIRHeaders",
+        ":CAPIInterfacesHeaders",
+        ":CAPITransformsHeaders",
+        ":MLIRBindingsPythonNanobindHeaders",
+        "//llvm:Support",
+    ],
+    alwayslink = True,
+)
+
+# The C APIs the core bindings use, to aggregate into one shared library.
+cc_library(
+    name = "MLIRBindingsPythonCAPIObjects",
+    deps = [
+        ":CAPIDebugObjects",
+        ":CAPIIRObjects",
+        ":CAPIInterfacesObjects",
+        ":CAPITransformsObjects",
+    ],
+)
+"""
+
+def _python_build(repo):
+    """@llvm-project//mlir/python: upstream's ...PyGen and ...PyFiles."""
+    include = "external/%s/mlir/include" % repo
+    rules = [
+        "# @llvm-project//mlir/python over the release's mlir/python, generated by",
+        "# //bazel:prebuilt_llvm.bzl from //bazel:llvm_python_targets.bzl. Do not edit.",
+        'package(default_visibility = ["//visibility:public"])',
+        "",
+        'exports_files(glob(["mlir/**"]))',
+        "",
+    ]
+    for name in sorted(PY_GEN):
+        td, outs = PY_GEN[name]
+        cmds = [
+            "$(location //mlir:mlir-tblgen) %s -I %s -I $$(dirname $(location %s)) $(location %s) -o $(location %s)" % (" ".join(flags), include, td, td, out)
+            for out, flags in sorted(outs.items())
+        ]
+        rules.append(_rule(
+            "genrule",
+            name,
+            srcs = repr([td, "//mlir:_td_files"]),
+            outs = repr(sorted(outs)),
+            cmd = repr(" && ".join(cmds)),
+            tools = repr(["//mlir:mlir-tblgen"]),
+        ))
+    for name in sorted(PY_FILES):
+        srcs = PY_FILES[name]
+        rules.append(_rule("filegroup", name, srcs = srcs if type(srcs) == "string" else repr(srcs)))
+    return "\n".join(rules)
+
+_TESTS_BUILD = """# @llvm-project//%s: the release's tests, as files. Generated by
+# //bazel:prebuilt_llvm.bzl. Do not edit.
+package(default_visibility = ["//visibility:public"])
+
+exports_files(glob(["**"]))
+
+filegroup(
+    name = "files",
+    srcs = glob(["**"], exclude = ["BUILD"]),
+)
+"""
+
+# Upstream's test-only python_test dialect (mlir/test/python/lib), as
+# upstream's CMake builds it with MLIR_INCLUDE_TESTS: its C++ and C API, to
+# link into a shared library of its own, never into the product's aggregate.
+_PYTHON_TEST_BUILD = """
+_INC = {
+    "Attributes": "attrdef",
+    "Dialect": "dialect",
+    "Ops": "op",
+    "Types": "typedef",
+}
+
+genrule(
+    name = "PythonTestIncGen",
+    srcs = [
+        "python_test_ops.td",
+        "//mlir:_td_files",
+    ],
+    outs = ["lib/PythonTest%s.%s.inc" % (kind, ext) for kind in _INC for ext in ["h", "cpp"]],
+    cmd = " && ".join([
+        "$(location //mlir:mlir-tblgen) -gen-%s-%s -I external/%s/mlir/include $(location python_test_ops.td) -o $(@D)/lib/PythonTest%s.%s.inc" % (gen, "decls" if ext == "h" else "defs", "REPO", kind, ext)
+        for kind, gen in _INC.items()
+        for ext in ["h", "cpp"]
+    ]),
+    tools = ["//mlir:mlir-tblgen"],
+)
+
+cc_library(
+    name = "PythonTestCAPIHeaders",
+    hdrs = ["lib/PythonTestCAPI.h"],
+    includes = ["lib"],
+    deps = ["//mlir:CAPIIRHeaders"],
+)
+
+cc_library(
+    name = "PythonTestCAPI",
+    srcs = [
+        "lib/PythonTestCAPI.cpp",
+        "lib/PythonTestDialect.cpp",
+    ],
+    hdrs = [
+        "lib/PythonTestDialect.h",
+        ":PythonTestIncGen",
+    ],
+    copts = ["-w"],
+    includes = ["lib"],
+    deps = [
+        ":PythonTestCAPIHeaders",
+        "//mlir:CAPIIRHeaders",
+        "//mlir:IR",
+    ],
+    alwayslink = True,
+)
+"""
+
 def _impl(rctx):
     prefix = _prefix(rctx)
     version = rctx.execute([prefix + "/bin/llvm-config", "--version"]).stdout.strip()
@@ -143,14 +329,39 @@ def _impl(rctx):
     for project, header_dirs in [("llvm", ["llvm", "llvm-c"]), ("mlir", ["mlir", "mlir-c"])]:
         for d in header_dirs:
             rctx.symlink(prefix + "/include/" + d, project + "/include/" + d)
-        rctx.symlink(prefix + "/lib", project + "/lib")
         rctx.symlink(prefix + "/bin", project + "/bin")
-        rctx.file(project + "/BUILD", _package_build(project, header_dirs, so_version, prefix + "/lib"))
+    rctx.symlink(prefix + "/lib", "llvm/lib")
+
+    # mlir/lib holds the install's files and, from the release's sources,
+    # lib/Bindings/Python: a directory of links, never a link to the install.
+    for entry in rctx.path(prefix + "/lib").readdir():
+        if entry.basename != "cmake":
+            rctx.symlink(entry, "mlir/lib/" + entry.basename)
+
+    # The release's subtrees: directories of links, so that the BUILD files
+    # written below stay in this repository.
+    sources = rctx.path(rctx.attr.python_sources).dirname
+    for subtree in SUBTREES:
+        for entry in rctx.path(str(sources) + "/" + subtree).readdir():
+            rctx.symlink(entry, subtree + "/" + entry.basename)
+    rctx.file("llvm/BUILD", _package_build("llvm", ["llvm", "llvm-c"], so_version, prefix + "/lib"))
+    rctx.file("mlir/BUILD", _package_build("mlir", ["mlir", "mlir-c"], so_version, prefix + "/lib") + _MLIR_BINDINGS)
+    rctx.file("mlir/python/BUILD", _python_build(rctx.name))
+    rctx.file("mlir/test/python/BUILD", (_TESTS_BUILD % "mlir/test/python").replace(
+        "package(",
+        'load("@rules_cc//cc:defs.bzl", "cc_library")\n\npackage(',
+    ) + _PYTHON_TEST_BUILD.replace("REPO", rctx.name))
+    rctx.file("mlir/test/CAPI/BUILD", _TESTS_BUILD % "mlir/test/CAPI")
     rctx.file("BUILD", "")
     rctx.file("WORKSPACE", 'workspace(name = "llvm-project")\n')
 
 prebuilt_llvm_project = repository_rule(
     implementation = _impl,
+    attrs = {
+        # Any file at the root of the repository of the release's binding
+        # sources (//bazel:llvm_sources.bzl).
+        "python_sources": attr.label(default = Label("@llvm_project_python_sources//:BUILD")),
+    },
     environ = ["LLVM_INSTALL_PREFIX", "PATH"],
     local = True,
 )

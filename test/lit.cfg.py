@@ -71,3 +71,12 @@ if os.environ.get("MLIR_LEAK_CHECK") == "1":
             ],
         )
     )
+
+# Upstream's Python tests (test/upstream): what their lit.local.cfg files read,
+# and the runtime libraries execution_engine.py's RUN line names.
+config.enable_bindings_python = True
+config.mlir_include_integration_tests = True
+config.available_features.add("host-supports-jit")
+for name in ["MLIR_RUNNER_UTILS", "MLIR_C_RUNNER_UTILS"]:
+    if name in config.environment:
+        config.substitutions.append(("%" + name.lower(), config.environment[name]))
