@@ -160,6 +160,35 @@ print("growth under 64 MB:", growth < 64 << 20, growth)
 """,
 )
 
+# For the invoke cases: an engine with add(i64, i64) -> i64, its argument
+# values a, b, r, and read_only, the address of code (r-x).
+ADD_ENGINE = """
+from mlir.ir import Context, Module
+from mlir.passmanager import PassManager
+from mlir.execution_engine import ExecutionEngine
+with Context():
+    module = Module.parse('''
+    func.func @add(%a: i64, %b: i64) -> i64 attributes { llvm.emit_c_interface } {
+      %r = arith.addi %a, %b : i64
+      return %r : i64
+    }''')
+    PassManager.parse("builtin.module(convert-to-llvm)").run(module.operation)
+    engine = ExecutionEngine(module)
+a, b, r = ctypes.c_int64(3), ctypes.c_int64(4), ctypes.c_int64()
+read_only = ctypes.cast(ctypes.CDLL(None).strlen, ctypes.c_void_p).value
+"""
+# Invokes add with each of `cases`, printing the ValueErrors, then with
+# valid pointers.
+TRY_INVOKE = """
+for args in cases:
+    try:
+        engine.invoke("add", *args)
+    except ValueError as error:
+        print("ValueError:", error)
+engine.invoke("add", ctypes.addressof(a), ctypes.addressof(b), ctypes.addressof(r))
+print("ok", r.value)
+"""
+
 # 5. invoke() with Python ints that are no addresses: a ValueError naming the
 # argument, never a dereference.
 # CHECK-LABEL: CASE: invoke with ints that are no addresses
@@ -173,19 +202,9 @@ case(
     "invoke with ints that are no addresses",
     """
 import ctypes
-from mlir.ir import Context, Module
-from mlir.passmanager import PassManager
-from mlir.execution_engine import ExecutionEngine
-with Context():
-    module = Module.parse('''
-    func.func @add(%a: i64, %b: i64) -> i64 attributes { llvm.emit_c_interface } {
-      %r = arith.addi %a, %b : i64
-      return %r : i64
-    }''')
-    PassManager.parse("builtin.module(convert-to-llvm)").run(module.operation)
-    engine = ExecutionEngine(module)
-a, b, r = ctypes.c_int64(3), ctypes.c_int64(4), ctypes.c_int64()
-read_only = ctypes.cast(ctypes.CDLL(None).strlen, ctypes.c_void_p).value  # code: r-x
+"""
+    + ADD_ENGINE
+    + """
 # A page followed by one that cannot be read (PROT_NONE): 8 bytes from 4
 # before its end cross into it.
 import mmap
@@ -198,14 +217,8 @@ cases = [
     (0, 0, 0),
     (ctypes.addressof(a), edge - 4, ctypes.addressof(r)),
 ]
-for args in cases:
-    try:
-        engine.invoke("add", *args)
-    except ValueError as error:
-        print("ValueError:", error)
-engine.invoke("add", ctypes.addressof(a), ctypes.addressof(b), ctypes.addressof(r))
-print("ok", r.value)
-""",
+"""
+    + TRY_INVOKE,
 )
 
 # The same check where a seccomp filter forbids process_vm_readv/writev (as
@@ -221,17 +234,9 @@ case(
     "invoke's check under a seccomp filter",
     """
 import ctypes, mmap, os, struct, tempfile
-from mlir.ir import Context, Module
-from mlir.passmanager import PassManager
-from mlir.execution_engine import ExecutionEngine
-with Context():
-    module = Module.parse('''
-    func.func @add(%a: i64, %b: i64) -> i64 attributes { llvm.emit_c_interface } {
-      %r = arith.addi %a, %b : i64
-      return %r : i64
-    }''')
-    PassManager.parse("builtin.module(convert-to-llvm)").run(module.operation)
-    engine = ExecutionEngine(module)
+"""
+    + ADD_ENGINE
+    + """
 # A filter: process_vm_readv (310) and process_vm_writev (311) fail with EPERM.
 op = lambda code, k, true=0, false=0: struct.pack("HBBI", code, true, false, k)
 program = op(0x20, 0) + op(0x15, 310, 2) + op(0x15, 311, 1) + op(0x06, 0x7FFF0000) + op(0x06, 0x50001)
@@ -247,17 +252,10 @@ os.write(fd, bytes(2 * mmap.PAGESIZE))
 mapping = mmap.mmap(fd, 2 * mmap.PAGESIZE)
 os.ftruncate(fd, mmap.PAGESIZE)
 beyond = ctypes.addressof(ctypes.c_char.from_buffer(mapping)) + mmap.PAGESIZE
-a, b, r = ctypes.c_int64(3), ctypes.c_int64(4), ctypes.c_int64()
-read_only = ctypes.cast(ctypes.CDLL(None).strlen, ctypes.c_void_p).value
-for args in [(1, 2, 3), (beyond, ctypes.addressof(b), ctypes.addressof(r)),
-             (ctypes.addressof(a), ctypes.addressof(b), read_only)]:
-    try:
-        engine.invoke("add", *args)
-    except ValueError as error:
-        print("ValueError:", error)
-engine.invoke("add", ctypes.addressof(a), ctypes.addressof(b), ctypes.addressof(r))
-print("ok", r.value)
-""",
+cases = [(1, 2, 3), (beyond, ctypes.addressof(b), ctypes.addressof(r)),
+         (ctypes.addressof(a), ctypes.addressof(b), read_only)]
+"""
+    + TRY_INVOKE,
 )
 
 # What a callback saw stays readable after a stopped call, slices of its
