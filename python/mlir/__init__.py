@@ -1,1 +1,63 @@
-"""MLIR's Python bindings: IR, pass manager and the JIT execution engine."""
+"""MLIR's Python bindings (upstream's, built from the release's sources) with
+this project's JIT execution engine.
+
+Importing the package loads the aggregate MLIR C API library first, so that
+a missing LLVM/MLIR 22 install is an ImportError saying what to install, not
+one naming a .so.
+"""
+
+import ctypes
+import os
+import struct
+
+_CAPI = os.path.join(os.path.dirname(__file__), "_mlir_libs", "libMLIRPythonCAPI.so")
+
+
+def _rpath(library: str) -> str:
+    """The DT_RUNPATH (or DT_RPATH) of an ELF64 little-endian `library`, or ''.
+
+    It names the LLVM lib directory the library was linked against.
+    """
+    with open(library, "rb") as f:
+        elf = f.read()
+    if elf[:6] != b"\x7fELF\x02\x01":
+        return ""
+    (shoff,) = struct.unpack_from("<Q", elf, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", elf, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQI", elf, shoff + i * shentsize) for i in range(shnum)]
+    for _, kind, _, _, offset, size, link in sections:
+        if kind != 6:  # SHT_DYNAMIC; its sh_link is its string table
+            continue
+        strtab = sections[link][4]
+        for i in range(offset, offset + size, 16):
+            tag, value = struct.unpack_from("<qQ", elf, i)
+            if tag in (15, 29):  # DT_RPATH, DT_RUNPATH
+                start = strtab + value
+                return elf[start : elf.index(b"\0", start)].decode()
+    return ""
+
+
+def _load_capi() -> None:
+    try:
+        ctypes.CDLL(_CAPI)
+    except OSError as error:
+        try:
+            # Bazel's own $ORIGIN entries say nothing to a user.
+            dirs = [d for d in _rpath(_CAPI).split(":") if d and not d.startswith("$ORIGIN")]
+            where = ":".join(dirs) or "(no rpath recorded)"
+        except (OSError, ValueError, struct.error, IndexError):
+            where = "(its rpath could not be read)"
+        raise ImportError(
+            f"mlir cannot load its MLIR C API library: {error}.\n"
+            "It needs the LLVM/MLIR 22 shared libraries (libMLIR.so.22.1, "
+            "libMLIRExecutionEngineShared.so.22.1, libLLVM.so.22.1) in the "
+            f"directory it was built against: {where}.\n"
+            "On Debian 12 install them with:\n"
+            "  apt-get install libmlir-22-dev llvm-22-dev mlir-22-tools\n"
+            "(they go to /usr/lib/llvm-22/lib); elsewhere install LLVM/MLIR 22 "
+            "at that prefix, or build the wheel against your install "
+            "(LLVM_INSTALL_PREFIX=... ./bazelw build //:wheel)."
+        ) from error
+
+
+_load_capi()

@@ -26,7 +26,6 @@ import numpy as np
 from . import ir, jit_cache
 from ._engine import ExecutionEngine
 from ._mlir_libs import _mlirExecutionEngine as _native
-from .passmanager import PassManager
 from .runtime.np_to_memref import _mlir_element_dtype
 
 if TYPE_CHECKING:
@@ -122,8 +121,7 @@ def _dtypes(function_type: ir.FunctionType) -> list[np.dtype[Any] | None]:
     dtypes: list[np.dtype[Any] | None] = []
     for t in [*function_type.inputs, *function_type.results]:
         shaped = (ir.MemRefType, ir.UnrankedMemRefType, ir.RankedTensorType, ir.VectorType)
-        cast = next((cls for cls in shaped if cls.isinstance(t)), None)
-        dtypes.append(_mlir_element_dtype(str(cast(t).element_type)) if cast else None)
+        dtypes.append(_mlir_element_dtype(str(t.element_type)) if isinstance(t, shaped) else None)
     return dtypes
 
 
@@ -194,7 +192,7 @@ def _releases_gil(function: ir.Operation, callbacks: set[str]) -> bool:
         return True
     # Any op that releases makes the function release (an explicit stack:
     # IR may nest deeper than Python recurses).
-    pending = list(body[0])
+    pending = [op.operation for op in body[0]]
     while pending:
         op = pending.pop()
         if "call" in op.name:
@@ -273,7 +271,7 @@ def _stoppable(module: ir.Module, state: _JitState, custom_pipeline: bool) -> bo
         return False
     own = {
         ir.StringAttr(op.attributes["sym_name"]).value
-        for op in module.body
+        for op in _children(module.operation)
         if op.name == "func.func"
     }
     for op in _walk(module.operation):
@@ -296,7 +294,8 @@ def _callee(call: ir.Operation) -> str:
 
 
 def _children(op: ir.Operation) -> list[ir.Operation]:
-    return [inner for region in op.regions for block in region for inner in block]
+    # Operations, not OpViews: a func.FuncOp's `name` is its symbol.
+    return [inner.operation for region in op.regions for block in region for inner in block]
 
 
 def _walk(op: ir.Operation) -> Iterator[ir.Operation]:
@@ -311,6 +310,22 @@ def _walk(op: ir.Operation) -> Iterator[ir.Operation]:
 
 def _contains(op: ir.Operation, predicate: Callable[[ir.Operation], bool]) -> bool:
     return any(predicate(inner) for inner in _walk(op))
+
+
+def _module_of(capsule: object) -> ir.Module:
+    """The ir.Module owning the module in `capsule` (upstream's stubs omit
+    Module._CAPICreate)."""
+    create: Callable[[object], ir.Module] = getattr(ir.Module, "_CAPICreate")
+    return create(capsule)
+
+
+def _run_pipeline(module: ir.Module, pipeline: str, failure: str) -> None:
+    """Runs `pipeline` on `module` on a stack sized for its nesting (deep IR
+    overflows the caller's); a failure is an MLIRError saying `failure`,
+    with MLIR's errors."""
+    errors = _native._run_pipeline(module, pipeline)
+    if errors is not None:
+        raise ir.MLIRError(failure + ":" + errors, [])
 
 
 def _accepts_arguments(fn: Callable[..., Any], count: int) -> bool:
@@ -554,7 +569,7 @@ class JitModule:
         # What pickling sends, and the cache's key describes.
         self._source = source if isinstance(source, str) else str(module)
         self._options = (pipeline, opt_level, library_paths, cache_dir)
-        functions = [op for op in module.body if op.name == "func.func"]
+        functions = [op for op in _children(module.operation) if op.name == "func.func"]
         if not functions:
             raise ValueError(
                 "the module defines no func.func: jit() takes a module before "
@@ -650,17 +665,15 @@ class JitModule:
             for _, op in definitions:
                 _native._mark_tensor_arguments_immutable(op)
         if tensors and not _bufferizes(pipeline):
-            try:
-                PassManager.parse(BUFFERIZATION_PIPELINE, context=module.context).run(module)
-            except ir.MLIRError as error:
-                raise ir.MLIRError(
-                    "cannot bufferize the module's tensors (BUFFERIZATION_PIPELINE; "
-                    "a module that uses tensors leaves freeing memory to it, so "
-                    "it may not memref.dealloc)",
-                    error.error_diagnostics,
-                ) from None
+            _run_pipeline(
+                module,
+                BUFFERIZATION_PIPELINE,
+                "cannot bufferize the module's tensors (BUFFERIZATION_PIPELINE; "
+                "a module that uses tensors leaves freeing memory to it, so "
+                "it may not memref.dealloc)",
+            )
             _native._unclone_returned_arguments(module)
-        PassManager.parse(pipeline or DEFAULT_PIPELINE, context=module.context).run(module)
+        _run_pipeline(module, pipeline or DEFAULT_PIPELINE, "Failure while executing pass pipeline")
         if state.slots:
             _native._add_callback_trampolines(module, list(state.slots.values()))
 
@@ -670,14 +683,17 @@ class JitModule:
             if context is not None and context is not source.context:
                 raise ValueError("the module belongs to another Context than `context`")
             # Lowering replaces operations: the caller's stay as they were.
-            return type(source)._CAPICreate(_native._copy_module(source))
+            return _module_of(_native._copy_module(source))
         if not isinstance(source, str):
             raise TypeError(
                 f"jit() takes MLIR text or an mlir.ir.Module, got {type(source).__name__}"
             )
         if context is None:
             context = ir.Context.current or ir.Context()
-        return ir.Module.parse(source, context=context)
+        capsule, errors = _native._parse_module(context, source)
+        if capsule is None:
+            raise ir.MLIRError("Unable to parse module assembly:" + errors, [])
+        return _module_of(capsule)
 
     def __getitem__(self, name: str) -> Callable[..., Any]:
         if name in self._unsupported:

@@ -302,22 +302,6 @@ MUTANTS = [
         "why": "a module symbol with a NUL reaches ORC, where it collides with the name before the NUL; an unknown garbage collector aborts code generation",
     },
     {
-        "name": "nesting_depth_uncounted",
-        "file": "lib/CAPI/IR/NestingDepth.cpp",
-        "search": "depths[element] = deepest + 1;",
-        "replace": "depths[element] = 1;",
-        "tests": [PY + "ir_hardening"],
-        "why": "types and attributes count as one level however deep: deep IR is printed on a stack too small for it",
-    },
-    {
-        "name": "print_on_callers_stack",
-        "file": BINDINGS + "PybindUtils.h",
-        "search": """runOnStackFor(object, "print",""",
-        "replace": """runOnStackFor(MlirDiagnostic{nullptr}, "print",""",
-        "tests": [PY + "ir_hardening"],
-        "why": "printing runs on the caller's stack whatever the depth of what it prints",
-    },
-    {
         "name": "callback_raise_goes_on",
         "file": BINDINGS + "JitCallbacks.cpp",
         "search": "if (state.stopCall && state.error.isSet())",

@@ -111,13 +111,13 @@ from mlir.execution_engine import jit
 with Context():
     mod = Module.parse('''{SCALARS}''')
     ops = list(mod.body.operations)
-    print("before:", ops[1].name, ops[1].attributes["sym_name"])
+    print("before:", ops[1].operation.name, ops[1].attributes["sym_name"])
     m = jit(mod, cache_dir=None)
     for i in range(200):
         Module.parse('''{SCALARS}''')  # other IR reuses freed memory
     body = list(ops[1].regions[0].blocks[0].operations)
-    print("after:", ops[1].name, ops[1].attributes["sym_name"], len(body), "ops")
-    print("module still has func.func:", all(op.name == "func.func" for op in mod.body.operations))
+    print("after:", ops[1].operation.name, ops[1].attributes["sym_name"], len(body), "ops")
+    print("module still has func.func:", all(op.operation.name == "func.func" for op in mod.body.operations))
     print(m.add64(2, 3))
 """,
 )

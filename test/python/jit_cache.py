@@ -156,7 +156,7 @@ func.func @shifted(%x: i64) -> i64 attributes {llvm.emit_c_interface} {
   return %r : i64
 }''')
     PassManager.parse("builtin.module(convert-func-to-llvm,convert-arith-to-llvm,"
-                      "reconcile-unrealized-casts)").run(module)
+                      "reconcile-unrealized-casts)").run(module.operation)
     engine = ExecutionEngine(module, cache_dir=sys.argv[1])
 OFFSET = ctypes.CFUNCTYPE(ctypes.c_int64)(lambda: int(sys.argv[2]))
 engine.register_runtime("offset", OFFSET)

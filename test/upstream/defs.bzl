@@ -1,6 +1,6 @@
 """upstream_lit_test: one of upstream MLIR's Python tests, from the release's
-sources, as a lit test on upstream's own `mlir` package (//python/upstream:mlir
-with upstream's test-only python_test dialect: //test/upstream:mlir)."""
+sources, as a lit test on the `mlir` package (//python:mlir with upstream's test-only
+python_test dialect: //test/upstream:mlir)."""
 
 load("@rules_python//python:defs.bzl", "py_test")
 

@@ -8,6 +8,7 @@
 
 #include "JitCallbacks.h"
 #include "JitFunction.h"
+#include "JitIR.h"
 #include "PybindUtils.h"
 
 // This file imports numpy's C API for the module's files (NumpyApi.h).
@@ -563,5 +564,6 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
   if (_import_array() < 0)
     throw py::error_already_set();
   jit::populateJitFunctions(m);
+  jit::populateJitIR(m);
   jit::populateJitCallbacks(m);
 }

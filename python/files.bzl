@@ -1,17 +1,15 @@
-"""The files of upstream's `mlir` package (//python/upstream:mlir, and the
-tests' variant //test/upstream:mlir): upstream's overlay filegroups of
-@llvm-project//mlir/python and the shared libraries of _mlir_libs."""
+"""What the `mlir` package (//python:mlir, and the tests' variant
+//test/upstream:mlir) takes from upstream: its overlay filegroups of
+@llvm-project//mlir/python (all but the execution engine's and the runtime's,
+which are this project's) and the shared libraries of _mlir_libs."""
 
 UPSTREAM_PY_FILES = [
     "@llvm-project//mlir/python:DialectCorePyFiles",
-    "@llvm-project//mlir/python:ExecutionEnginePyFiles",
-    "@llvm-project//mlir/python:ExecutionEnginePyIFiles",
     "@llvm-project//mlir/python:ExtrasPyFiles",
     "@llvm-project//mlir/python:IRPyFiles",
     "@llvm-project//mlir/python:MlirLibsPyFiles",
     "@llvm-project//mlir/python:PassManagerPyFiles",
     "@llvm-project//mlir/python:RewritePyFiles",
-    "@llvm-project//mlir/python:RuntimePyFiles",
     "@llvm-project//mlir/python:AffineOpsPyFiles",
     "@llvm-project//mlir/python:AMDGPUOpsPyFiles",
     "@llvm-project//mlir/python:ArithOpsPyFiles",
@@ -69,4 +67,15 @@ UPSTREAM_PY_FILES = [
 UPSTREAM_SHARED_LIBRARIES = [
     "//lib/Bindings/Python/upstream:libraries",
     "//lib/Bindings/Python/upstream:modules",
+    # In place of upstream's module of that name: this project's engine.
+    "//lib/Bindings/Python:_mlirExecutionEngine.so",
+]
+
+# The type stubs upstream's build generates for its core module
+# mlir._mlir_libs._mlir (nanobind's stubgen), generated here the same way.
+UPSTREAM_STUBS = [
+    "mlir/_mlir_libs/_mlir/__init__.pyi",
+    "mlir/_mlir_libs/_mlir/ir.pyi",
+    "mlir/_mlir_libs/_mlir/passmanager.pyi",
+    "mlir/_mlir_libs/_mlir/rewrite.pyi",
 ]
