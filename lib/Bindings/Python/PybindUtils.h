@@ -1,6 +1,6 @@
 //===- PybindUtils.h - Helpers shared by the extension modules ------------===//
 //
-// Both extension modules talk to MLIR only through the C API; these helpers
+// The engine module talks to MLIR only through the C API; these helpers
 // turn C API strings and callbacks into Python values.
 //
 //===----------------------------------------------------------------------===//
@@ -10,19 +10,15 @@
 
 #include "DeepStack.h"
 
-#include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
 #include "mlir-c/NestingDepth.h"
-#include "mlir-c/Pass.h"
 #include "mlir-c/Support.h"
 
 #include <pybind11/pybind11.h>
 
-#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <functional>
-#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -41,18 +37,9 @@ inline intptr_t nestingDepth(MlirType type) {
 inline intptr_t nestingDepth(MlirAttribute attribute) {
   return mlirAttributeGetNestingDepth(attribute);
 }
-inline intptr_t nestingDepth(MlirLocation location) {
-  return mlirAttributeGetNestingDepth(mlirLocationGetAttribute(location));
-}
 inline intptr_t nestingDepth(MlirOperation op) {
   return mlirOperationGetNestingDepth(op);
 }
-inline intptr_t nestingDepth(MlirBlock block) {
-  MlirOperation parent = mlirBlockGetParentOperation(block);
-  return mlirOperationIsNull(parent) ? 0 : mlirOperationGetNestingDepth(parent);
-}
-inline intptr_t nestingDepth(MlirDiagnostic) { return 0; }    // already text
-inline intptr_t nestingDepth(MlirOpPassManager) { return 0; } // a pipeline
 
 /// Runs `fn` (C API calls that recurse over `object`, such as printing,
 /// verifying, running passes on or translating it, and no Python) on a stack
@@ -88,82 +75,6 @@ inline pybind11::str toPyStrLossless(const std::string &text) {
   return pybind11::reinterpret_steal<pybind11::str>(str);
 }
 
-/// Raises ValueError if `path` has a NUL character: the C API takes it as a
-/// C string, which would end there and name another file.
-inline void requireNoNul(const std::string &path) {
-  if (path.find('\0') != std::string::npos)
-    throw pybind11::value_error(
-        "path contains a NUL character: " +
-        std::string(pybind11::repr(toPyStrLossless(path))));
-}
-
-/// Whether the object that handed out a capsule (a Context, Module or
-/// PassManager) is still alive. Its `_CAPIPtr` capsules carry this as their
-/// context, so that a capsule outliving its object is refused rather than
-/// trusted (the C pointer in it is freed memory). The shared flag is set to
-/// false when the object destroys what the pointer points to; capsules from
-/// elsewhere (another binding of the same MLIR) carry none and are trusted,
-/// as upstream's.
-struct CapsuleLiveness {
-  static constexpr uint64_t kMagic = 0x6d6c69722d6c6976; // "mlir-liv"
-  uint64_t magic = kMagic;
-  std::shared_ptr<std::atomic<bool>> alive;
-};
-
-using LivenessFlag = std::shared_ptr<std::atomic<bool>>;
-
-inline LivenessFlag newLivenessFlag() {
-  return std::make_shared<std::atomic<bool>>(true);
-}
-
-/// `capsule` (a new reference, or null with a Python error set) with
-/// `alive` attached.
-inline pybind11::object withLiveness(PyObject *capsule,
-                                     const LivenessFlag &alive) {
-  if (!capsule)
-    throw pybind11::error_already_set();
-  if (PyCapsule_GetContext(capsule) == nullptr && !PyErr_Occurred()) {
-    PyCapsule_SetContext(capsule,
-                         new CapsuleLiveness{CapsuleLiveness::kMagic, alive});
-    PyCapsule_SetDestructor(capsule, [](PyObject *self) {
-      delete static_cast<CapsuleLiveness *>(PyCapsule_GetContext(self));
-    });
-  }
-  return pybind11::reinterpret_steal<pybind11::object>(capsule);
-}
-
-/// The liveness flag a capsule of ours carries, or null.
-inline LivenessFlag capsuleLiveness(PyObject *capsule) {
-  if (!PyCapsule_CheckExact(capsule))
-    return nullptr;
-  auto *live = static_cast<CapsuleLiveness *>(PyCapsule_GetContext(capsule));
-  if (!live) {
-    PyErr_Clear();
-    return nullptr;
-  }
-  return live->magic == CapsuleLiveness::kMagic ? live->alive : nullptr;
-}
-
-/// Raises RuntimeError if `capsule` was handed out by an object of ours that
-/// has since been destroyed.
-inline void requireLiveCapsule(PyObject *capsule) {
-  LivenessFlag alive = capsuleLiveness(capsule);
-  if (!alive || *alive)
-    return;
-  // "mlir.ir.Module._CAPIPtr" -> "Module"
-  std::string name =
-      PyCapsule_GetName(capsule) ? PyCapsule_GetName(capsule) : "";
-  PyErr_Clear();
-  size_t end = name.rfind("._CAPIPtr");
-  size_t begin = end == std::string::npos ? end : name.rfind('.', end - 1);
-  std::string what = begin == std::string::npos
-                         ? std::string("object")
-                         : name.substr(begin + 1, end - begin - 1);
-  throw std::runtime_error("the " + what +
-                           " of this capsule has been destroyed: its pointer "
-                           "is no longer valid");
-}
-
 /// Extracts the C API pointer from a capsule, or from a Python object's
 /// `_CAPIPtr` capsule (so objects of another binding of the same MLIR serve,
 /// as with upstream's type casters), raising TypeError naming `expected` if it
@@ -189,8 +100,6 @@ T unwrapCapsule(pybind11::handle object, T (*fromCapsule)(PyObject *),
     capsule = pybind11::reinterpret_steal<pybind11::object>(attribute);
   }
   T value = fromCapsule(capsule.ptr());
-  if (value.ptr)
-    requireLiveCapsule(capsule.ptr());
   if (!value.ptr) {
     PyErr_Clear(); // set by PyCapsule_GetPointer
     throw pybind11::type_error(std::string("expected ") + expected +
