@@ -109,7 +109,7 @@ def _fast_schedule_applies(module: ir.Module) -> bool:
     """Whether every linalg.matmul of `module` has element types the
     FAST_PIPELINE schedule takes."""
     return all(
-        set(_SHAPED_ELEMENT.findall(str(op))) <= _FAST_ELEMENT_TYPES
+        set(_SHAPED_ELEMENT.findall(_native._print_operation(op))) <= _FAST_ELEMENT_TYPES
         for op in _walk(module.operation)
         if op.name == "linalg.matmul"
     )
@@ -165,13 +165,17 @@ def _uses_tensors(module: ir.Module, functions: list[ir.Operation]) -> bool:
     """Whether the module needs bufferizing: a function takes or returns a
     tensor, an op of the tensor or bufferization dialect makes one, or a
     constant is one."""
-    # Printed: ranked or unranked, a tensor type prints as "tensor<...>".
-    if any("tensor<" in str(op.attributes["function_type"]) for op in functions):
-        return True
+    tensor_types = (ir.RankedTensorType, ir.UnrankedTensorType)
+    for op in functions:
+        function_type = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+        if any(
+            isinstance(t, tensor_types) for t in [*function_type.inputs, *function_type.results]
+        ):
+            return True
 
     def makes_tensor(op: ir.Operation) -> bool:
         if op.name == "arith.constant":
-            return str(op.attributes["value"].type).startswith("tensor<")
+            return isinstance(op.attributes["value"].type, tensor_types)
         return op.name.split(".")[0] in ("tensor", "bufferization")
 
     return _contains(module.operation, makes_tensor)
@@ -567,7 +571,9 @@ class JitModule:
             load = _load_from_cache(cache_dir, key, opt_level, library_paths)
         module = self._parse(source, context)
         # What pickling sends, and the cache's key describes.
-        self._source = source if isinstance(source, str) else str(module)
+        self._source = (
+            source if isinstance(source, str) else _native._print_operation(module.operation)
+        )
         self._options = (pipeline, opt_level, library_paths, cache_dir)
         functions = [op for op in _children(module.operation) if op.name == "func.func"]
         if not functions:

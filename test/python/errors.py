@@ -311,6 +311,34 @@ expect_error("callback registered after the first call", lambda: TYPED.register(
 
 del TYPED
 
+# jit()'s pipelines: MLIR's reasons in the exception, none on stderr.
+# CHECK-LABEL: CASE: jit with a bad pass option
+# CHECK: ValueError: failed to add `canonicalize` with options `max-iterations=x`: for the --max-iterations option: 'x' value invalid for long argument!
+expect_error(
+    "jit with a bad pass option",
+    lambda: jit(ADD, pipeline="builtin.module(canonicalize{max-iterations=x})", cache_dir=None),
+)
+
+# CHECK-LABEL: CASE: jit with an unknown pass
+# CHECK: ValueError: MLIR Textual PassPipeline Parser:1:1: error: 'no-such-pass' does not refer to a registered pass or pass pipeline
+expect_error(
+    "jit with an unknown pass",
+    lambda: jit(ADD, pipeline="builtin.module(no-such-pass)", cache_dir=None),
+)
+
+# CHECK-LABEL: CASE: jit of text that does not parse
+# CHECK: MLIRError: Unable to parse module assembly:
+# CHECK-NEXT: error: "-":1:13: expected non-function type
+expect_error("jit of text that does not parse", lambda: jit("func.func @f(", cache_dir=None))
+
+# CHECK-LABEL: CASE: jit whose pipeline fails
+# CHECK: MLIRError: Failure while executing pass pipeline:
+# CHECK-NEXT: error: {{.*}}can't run 'func.func' pass manager on 'builtin.module' op
+expect_error(
+    "jit whose pipeline fails",
+    lambda: jit(ADD, pipeline="func.func(canonicalize)", cache_dir=None),
+)
+
 # Upstream segfaults on each of these.
 
 # CHECK-LABEL: CASE: invoke with too few arguments

@@ -7,7 +7,8 @@
 
 import threading
 
-from mlir.execution_engine import jit
+from mlir import ir
+from mlir.execution_engine import FAST_PIPELINE, jit
 from mlir.ir import MLIRError
 
 
@@ -53,3 +54,38 @@ print("3000 deep on a 512 KB stack:", on_small_stack(lambda: module.deep(7)))
 error = on_small_stack(lambda: jit(nested(3000, yielded="%nope"), cache_dir=None))
 print("error:", type(error).__name__ + ":", error)
 assert isinstance(error, MLIRError)
+
+# What jit() reads of the module, on a small stack: a function type nesting
+# 5000 deep (its tensors are looked for), a matmul's attribute 20000 deep
+# (FAST_PIPELINE's element types), and an ir.Module with a 50000-deep
+# attribute (printed for the cache and for pickling).
+# CHECK: deep function type: JitModule, its call: TypeError
+deep_type = "tuple<" * 5000 + "i32" + ">" * 5000
+module = on_small_stack(lambda: jit(f"func.func @f(%t: {deep_type}) {{ return }}", cache_dir=None))
+error = on_small_stack(lambda: module.f(None))
+print(f"deep function type: {type(module).__name__}, its call: {type(error).__name__}")
+
+deep_attr = "[" * 20000 + "1" + "]" * 20000
+MATMUL = f"""
+func.func @g(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>, %c: tensor<2x2xf32>) -> tensor<2x2xf32> {{
+  %r = linalg.matmul {{x = {deep_attr}}}
+    ins(%a, %b : tensor<2x2xf32>, tensor<2x2xf32>) outs(%c : tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %r : tensor<2x2xf32>
+}}"""
+# CHECK: deep matmul attribute: JitModule
+print(
+    "deep matmul attribute:",
+    type(on_small_stack(lambda: jit(MATMUL, pipeline=FAST_PIPELINE, cache_dir=None))).__name__,
+)
+
+# CHECK: ir.Module with a deep attribute: 1
+with ir.Context():
+    parsed = ir.Module.parse(
+        "func.func @g() -> i32 { %c = arith.constant 1 : i32\n return %c : i32 }"
+    )
+    attribute = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1)
+    for _ in range(50000):
+        attribute = ir.ArrayAttr.get([attribute])
+    parsed.body.operations[0].attributes["x"] = attribute
+module = on_small_stack(lambda: jit(parsed, cache_dir=None))
+print("ir.Module with a deep attribute:", on_small_stack(lambda: module.g()))

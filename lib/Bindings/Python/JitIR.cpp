@@ -8,7 +8,9 @@
 #include "mlir-c/IR.h"
 #include "mlir-c/Pass.h"
 
+#include <cstdio>
 #include <string>
+#include <unistd.h>
 
 namespace py = pybind11;
 using namespace mlir::python;
@@ -49,13 +51,84 @@ private:
     // loc(...) -> ...
     if (location.size() > 5 && location.compare(0, 4, "loc(") == 0)
       location = location.substr(4, location.size() - 5);
-    text += prefix + location + ": ";
-    mlirDiagnosticPrint(diagnostic, appendToString, &text);
+    std::string message;
+    mlirDiagnosticPrint(diagnostic, appendToString, &message);
+    // Continuation lines indented, as upstream's MLIRError prints them.
+    for (size_t at = 0; (at = message.find('\n', at)) != std::string::npos;
+         at += 3)
+      message.replace(at, 1, "\n  ");
+    text += prefix + location + ": " + message;
   }
 
   MlirContext context;
   MlirDiagnosticHandlerID id;
 };
+
+/// Captures what is written to file descriptor 2 while it lives: LLVM's
+/// option parser reports a bad pass option's reason only there.
+class StderrCapture {
+public:
+  StderrCapture() {
+    file = std::tmpfile();
+    saved = file ? dup(2) : -1;
+    if (saved >= 0)
+      dup2(fileno(file), 2);
+  }
+  ~StderrCapture() { release(); }
+  StderrCapture(const StderrCapture &) = delete;
+  StderrCapture &operator=(const StderrCapture &) = delete;
+
+  /// Restores stderr and returns what was written meanwhile.
+  std::string release() {
+    std::string text;
+    if (saved < 0)
+      return text;
+    dup2(saved, 2);
+    close(saved);
+    saved = -1;
+    std::rewind(file);
+    char buffer[4096];
+    for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), file)) > 0;)
+      text.append(buffer, n);
+    std::fclose(file);
+    return text;
+  }
+
+private:
+  FILE *file = nullptr;
+  int saved = -1;
+};
+
+/// `text` without surrounding blanks, newlines and colons.
+std::string trimmed(const std::string &text) {
+  size_t begin = text.find_first_not_of(" \n:");
+  size_t end = text.find_last_not_of(" \n");
+  return begin == std::string::npos ? std::string()
+                                    : text.substr(begin, end - begin + 1);
+}
+
+/// Parses `pipeline` into `pm` on a stack sized for it. Raises ValueError
+/// with MLIR's message and what LLVM printed to stderr meanwhile (a bad pass
+/// option's reason, or an error in a nested pipeline option that the parse
+/// itself lets through).
+void parsePipeline(MlirPassManager pm, const std::string &pipeline) {
+  std::string error, printed;
+  MlirLogicalResult status;
+  runOnStack(stackForInput(pipeline.size()), "parse", [&] {
+    StderrCapture capture;
+    status =
+        mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
+                              toStringRef(pipeline), appendToString, &error);
+    printed = capture.release();
+  });
+  if (mlirLogicalResultIsSuccess(status) && trimmed(printed).empty())
+    return;
+  std::string message = trimmed(error);
+  if (!trimmed(printed).empty())
+    message += (message.empty() ? "" : ": ") + trimmed(printed);
+  throw py::value_error(
+      message.empty() ? "invalid pass pipeline '" + pipeline + "'" : message);
+}
 
 } // namespace
 
@@ -89,13 +162,11 @@ void mlir::python::jit::populateJitIR(py::module_ &m) {
             module, mlirPythonCapsuleToModule, "an mlir.ir.Module"));
         MlirContext ctx = mlirOperationGetContext(op);
         MlirPassManager pm = mlirPassManagerCreate(ctx);
-        std::string parseErrors;
-        MlirLogicalResult parsed = mlirParsePassPipeline(
-            mlirPassManagerGetAsOpPassManager(pm), toStringRef(pipeline),
-            appendToString, &parseErrors);
-        if (mlirLogicalResultIsFailure(parsed)) {
+        try {
+          parsePipeline(pm, pipeline);
+        } catch (...) {
           mlirPassManagerDestroy(pm);
-          throw py::value_error(parseErrors);
+          throw;
         }
         MlirLogicalResult result;
         std::string errors;
@@ -118,4 +189,16 @@ void mlir::python::jit::populateJitIR(py::module_ &m) {
       "Run the pass pipeline `pipeline` on `module` on a stack sized for "
       "its nesting: None, or the errors as MLIRError prints them. An "
       "invalid pipeline is a ValueError.");
+
+  m.def(
+      "_print_operation",
+      [](py::object operation) {
+        return toPyStrLossless(
+            printToString(mlirOperationPrint,
+                          unwrapCapsule(operation, mlirPythonCapsuleToOperation,
+                                        "an mlir.ir.Operation")));
+      },
+      py::arg("operation"),
+      "`operation` as text (str(operation)), printed on a stack sized for "
+      "its nesting.");
 }
