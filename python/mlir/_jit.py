@@ -17,6 +17,7 @@ import json
 import os
 import pickle
 import re
+import stat
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -187,31 +188,34 @@ def _releases_gil(function: ir.Operation, callbacks: set[str]) -> bool:
     callbacks, each loop or branch among them calling one (each callback
     would take the GIL back; while kept, other threads get a turn every few
     callbacks). Anything else may run long without Python: it releases it."""
-
-    def calls_callback(op: ir.Operation) -> bool:
-        return op.name == "func.call" and _callee(op) in callbacks
-
     body = list(function.regions[0])
     if len(body) > 1:
         return True
-    # Any op that releases makes the function release (an explicit stack:
-    # IR may nest deeper than Python recurses).
-    pending = [op.operation for op in body[0]]
-    while pending:
-        op = pending.pop()
-        if "call" in op.name:
-            # Any call but a callback's (func.call_indirect, llvm.call, ...)
-            # may run long, or wait for a thread that calls back into Python.
-            if not calls_callback(op):
-                return True
+    # Post-order, with an explicit stack (IR may nest deeper than Python
+    # recurses): a frame is [op, its ops still to visit, whether an op below
+    # it calls a callback]. Any op that releases makes the function release.
+    stack: list[list[Any]] = [[None, [op.operation for op in body[0]], False]]
+    while stack:
+        frame = stack[-1]
+        if frame[1]:
+            op = frame[1].pop()
+            if "call" in op.name:
+                # Any call but a callback's (func.call_indirect, llvm.call,
+                # ...) may run long, or wait for a thread that calls back
+                # into Python.
+                if not (op.name == "func.call" and _callee(op) in callbacks):
+                    return True
+                frame[2] = True
+            elif op.regions:
+                if any(len(list(region)) > 1 for region in op.regions):
+                    return True
+                stack.append([op, _children(op), False])
             continue
-        if not op.regions:
-            continue
-        if any(len(list(region)) > 1 for region in op.regions):
-            return True
-        if not _contains(op, calls_callback):
-            return True
-        pending.extend(_children(op))
+        stack.pop()
+        if frame[0] is not None:
+            if not frame[2]:
+                return True  # a loop or branch that calls no callback
+            stack[-1][2] = True
     return False
 
 
@@ -379,6 +383,11 @@ def _cache_key(source: str, pipeline: str) -> str:
             )
             for file in files:
                 try:
+                    # Only regular files: a FIFO or a device would block or
+                    # never end (the pipeline says what it makes of them).
+                    if not stat.S_ISREG(os.stat(file).st_mode):
+                        parts.append(f"{file} not a regular file")
+                        continue
                     with open(file, "rb") as library:
                         parts.append(f"{file} {hashlib.sha256(library.read()).hexdigest()}")
                 except OSError as error:

@@ -401,7 +401,7 @@ MUTANTS = [
     {
         "name": "jit_lowers_the_callers_module",
         "file": "python/mlir/_jit.py",
-        "search": "return type(source)._CAPICreate(_native._copy_module(source))",
+        "search": "return _module_of(_native._copy_module(source))",
         "replace": "return source",
         "tests": [PY + "basic_calls_hardening"],
         "why": "jit() lowers the caller's ir.Module, whose Operations the caller holds",

@@ -41,9 +41,9 @@ def on_small_stack(fn):
     return outcome[0]
 
 
-# CHECK: 20000 deep on the main thread: 42
-module = jit(nested(20000), cache_dir=None)
-print("20000 deep on the main thread:", module.deep(42))
+# CHECK: 5000 deep on the main thread: 42
+module = jit(nested(5000), cache_dir=None)
+print("5000 deep on the main thread:", module.deep(42))
 
 # CHECK: 3000 deep on a 512 KB stack: 7
 module = on_small_stack(lambda: jit(nested(3000), cache_dir=None))
@@ -57,7 +57,7 @@ assert isinstance(error, MLIRError)
 
 # What jit() reads of the module, on a small stack: a function type nesting
 # 5000 deep (its tensors are looked for), a matmul's attribute 20000 deep
-# (FAST_PIPELINE's element types), and an ir.Module with a 50000-deep
+# (FAST_PIPELINE's element types), and an ir.Module with a 20000-deep
 # attribute (printed for the cache and for pickling).
 # CHECK: deep function type: JitModule, its call: TypeError
 deep_type = "tuple<" * 5000 + "i32" + ">" * 5000
@@ -84,7 +84,7 @@ with ir.Context():
         "func.func @g() -> i32 { %c = arith.constant 1 : i32\n return %c : i32 }"
     )
     attribute = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1)
-    for _ in range(50000):
+    for _ in range(20000):
         attribute = ir.ArrayAttr.get([attribute])
     parsed.body.operations[0].attributes["x"] = attribute
 module = on_small_stack(lambda: jit(parsed, cache_dir=None))
