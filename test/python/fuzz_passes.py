@@ -43,7 +43,7 @@ def batch_pipeline():
             ok, _ = attempt("PassManager.run", pm.run, module.operation)
             if not ok or not engine:
                 return
-            ok, _ = attempt("PassManager.run", PassManager.parse(LOWERING).run, module)
+            ok, _ = attempt("PassManager.run", PassManager.parse(LOWERING).run, module.operation)
             if not ok:
                 return
             ok, ee = attempt("ExecutionEngine", ExecutionEngine, module, opt_level=0)
