@@ -19,7 +19,7 @@ import pickle
 import re
 import stat
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -162,16 +162,13 @@ def _refuse_crashing_ops(module: ir.Module) -> None:
             )
 
 
-def _uses_tensors(module: ir.Module, functions: list[ir.Operation]) -> bool:
-    """Whether the module needs bufferizing: a function takes or returns a
-    tensor, an op of the tensor or bufferization dialect makes one, or a
-    constant is one."""
+def _uses_tensors(module: ir.Module, signatures: Iterable[ir.FunctionType]) -> bool:
+    """Whether the module needs bufferizing: a function (of `signatures`, the
+    types of its func.funcs) takes or returns a tensor, an op of the tensor or
+    bufferization dialect makes one, or a constant is one."""
     tensor_types = (ir.RankedTensorType, ir.UnrankedTensorType)
-    for op in functions:
-        function_type = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-        if any(
-            isinstance(t, tensor_types) for t in [*function_type.inputs, *function_type.results]
-        ):
+    for signature in signatures:
+        if any(isinstance(t, tensor_types) for t in [*signature.inputs, *signature.results]):
             return True
 
     def makes_tensor(op: ir.Operation) -> bool:
@@ -636,7 +633,7 @@ class JitModule:
         tensors = False
         if analysis is None:
             _refuse_crashing_ops(module)
-            tensors = _uses_tensors(module, functions)
+            tensors = _uses_tensors(module, self._signatures.values())
             if tensors:
                 _bufferizes(pipeline)  # refuses a pipeline that bufferizes wrongly
             # This package's pipelines lower to the module's own code.

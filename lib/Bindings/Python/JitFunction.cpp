@@ -499,8 +499,8 @@ void populateJitFunctions(py::module_ &m) {
         MlirOperation original = mlirModuleGetOperation(unwrapCapsule(
             module, mlirPythonCapsuleToModule, "an mlir.ir.Module"));
         MlirOperation copy;
-        runOnStack(stackForDepth(nestingDepth(original), "copy"), "copy",
-                   [&] { copy = mlirOperationClone(original); });
+        runOnStackFor(original, "copy",
+                      [&] { copy = mlirOperationClone(original); });
         return py::reinterpret_steal<py::object>(
             mlirPythonModuleToCapsule(mlirModuleFromOperation(copy)));
       },

@@ -130,6 +130,12 @@ void parsePipeline(MlirPassManager pm, const std::string &pipeline) {
       message.empty() ? "invalid pass pipeline '" + pipeline + "'" : message);
 }
 
+/// Destroys the pass manager it holds, however the scope ends.
+struct PassManagerOwner {
+  MlirPassManager pm;
+  ~PassManagerOwner() { mlirPassManagerDestroy(pm); }
+};
+
 } // namespace
 
 void mlir::python::jit::populateJitIR(py::module_ &m) {
@@ -161,28 +167,14 @@ void mlir::python::jit::populateJitIR(py::module_ &m) {
         MlirOperation op = mlirModuleGetOperation(unwrapCapsule(
             module, mlirPythonCapsuleToModule, "an mlir.ir.Module"));
         MlirContext ctx = mlirOperationGetContext(op);
-        MlirPassManager pm = mlirPassManagerCreate(ctx);
-        try {
-          parsePipeline(pm, pipeline);
-        } catch (...) {
-          mlirPassManagerDestroy(pm);
-          throw;
-        }
+        PassManagerOwner owner{mlirPassManagerCreate(ctx)};
+        parsePipeline(owner.pm, pipeline);
+        ErrorCollector errors(ctx);
         MlirLogicalResult result;
-        std::string errors;
-        try {
-          size_t stack = stackForDepth(nestingDepth(op), "transform");
-          ErrorCollector collector(ctx);
-          runOnStack(stack, "transform",
-                     [&] { result = mlirPassManagerRunOnOp(pm, op); });
-          errors = collector.text;
-        } catch (...) {
-          mlirPassManagerDestroy(pm);
-          throw;
-        }
-        mlirPassManagerDestroy(pm);
+        runOnStackFor(op, "transform",
+                      [&] { result = mlirPassManagerRunOnOp(owner.pm, op); });
         if (mlirLogicalResultIsFailure(result))
-          return toPyStrLossless(errors);
+          return toPyStrLossless(errors.text);
         return py::none();
       },
       py::arg("module"), py::arg("pipeline"),

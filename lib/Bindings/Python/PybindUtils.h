@@ -34,9 +34,6 @@ inline void appendToString(MlirStringRef part, void *userData) {
 inline intptr_t nestingDepth(MlirType type) {
   return mlirTypeGetNestingDepth(type);
 }
-inline intptr_t nestingDepth(MlirAttribute attribute) {
-  return mlirAttributeGetNestingDepth(attribute);
-}
 inline intptr_t nestingDepth(MlirOperation op) {
   return mlirOperationGetNestingDepth(op);
 }
