@@ -18,9 +18,9 @@
 #    object. So is a typed (mlir._jit) callback's when its module's engine is
 #    called through `invoke`/`lookup` (the code goes on meanwhile, getting
 #    zeros; a typed call instead stops at the callback when only its
-#    module's own code runs in between: README, jit.py). Nothing stays
-#    pending: the next call runs and is right. Threads raising at once leak
-#    nothing.
+#    module's own code runs in between: docs/typed_calls.md, jit.py).
+#    Nothing stays pending: the next call runs and is right. Threads
+#    raising at once leak nothing.
 # 3. Lifetimes. An engine (`JitModule.engine`) and the functions `lookup`
 #    returns keep working after the JitModule is gone, callbacks included; a
 #    callback closure that refers to its JitModule (a cycle through the

@@ -7,7 +7,7 @@
 # and edge values (zeros, denormals, the largest floats, infinities, NaN),
 # in vectorized loops: the largest error in units in the last place against
 # the correctly rounded value (numpy's float64 result rounded to f32), and
-# the edge values exact. The bounds are the accuracy the README states.
+# the edge values exact. The bounds: the accuracy docs/typed_calls.md states.
 
 import math
 

@@ -67,8 +67,9 @@ git clone --quiet "$repository" "$work/first"
 git clone --quiet "$work/first" "$work/second"
 
 # Builds and tests //... in the clone at $work/CLONE with output root
-# $work/output_CLONE, with the URL in the clone's user.bazelrc as the README
-# says, and the given config. Bazel's output goes to $work/CLONE.log.
+# $work/output_CLONE, with the URL in the clone's user.bazelrc as
+# docs/build_caches.md says, and the given config. Bazel's output goes to
+# $work/CLONE.log.
 build() { # CLONE CONFIG
   echo "build:remote_cache --remote_cache=$url" >"$work/$1/user.bazelrc"
   # In the background, so that a signal reaches cleanup at once.
