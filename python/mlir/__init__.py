@@ -42,21 +42,30 @@ def _load_capi() -> None:
         ctypes.CDLL(_CAPI)
     except OSError as error:
         try:
-            # Bazel's own $ORIGIN entries say nothing to a user.
+            # Bazel's own $ORIGIN entries and a wheel's, which point inside
+            # the installed package, say nothing to a user.
             dirs = [d for d in _rpath(_CAPI).split(":") if d and not d.startswith("$ORIGIN")]
-            where = ":".join(dirs) or "(no rpath recorded)"
         except (OSError, ValueError, struct.error, IndexError):
-            where = "(its rpath could not be read)"
+            dirs = ["(its rpath could not be read)"]
+        if not dirs:
+            # The self-contained wheel: its LLVM/MLIR are copies beside the package.
+            raise ImportError(
+                f"mlir cannot load its MLIR C API library: {error}.\n"
+                "The wheel's own copies of the LLVM/MLIR 22 libraries "
+                "(mlir_execution_engine.libs, next to the mlir package) are "
+                "missing or damaged: reinstall it with\n"
+                "  pip install --force-reinstall mlir_execution_engine"
+            ) from error
         raise ImportError(
             f"mlir cannot load its MLIR C API library: {error}.\n"
             "It needs the LLVM/MLIR 22 shared libraries (libMLIR.so.22.1, "
             "libMLIRExecutionEngineShared.so.22.1, libLLVM.so.22.1) in the "
-            f"directory it was built against: {where}.\n"
+            f"directory it was built against: {':'.join(dirs)}.\n"
             "On Debian 12 install them with:\n"
             "  apt-get install libmlir-22-dev llvm-22-dev mlir-22-tools\n"
             "(they go to /usr/lib/llvm-22/lib); elsewhere install LLVM/MLIR 22 "
-            "at that prefix, or build the wheel against your install "
-            "(LLVM_INSTALL_PREFIX=... ./bazelw build //:wheel)."
+            "at that prefix, or use the self-contained wheel "
+            "(./bazelw build //:wheel)."
         ) from error
 
 

@@ -10,83 +10,11 @@
 #   bash test/fresh_machine/run.sh
 set -euo pipefail
 
-say() { echo "fresh_machine: $*" >&2; }
-trap 'say "failed (exit $?) at line $LINENO: $BASH_COMMAND"' ERR
+name=fresh_machine
 repository=$(git -C "$(dirname "$0")/../.." rev-parse --show-toplevel)
-[ "$(id -u)" = 0 ] || { say "needs root (debootstrap, chroot, mount)"; exit 1; }
-command -v debootstrap >/dev/null || { say "needs debootstrap (apt-get install debootstrap)"; exit 1; }
-
-# The resolved path: /proc/PID/root shows it so.
-root=$(realpath "$(mktemp -d /var/tmp/fresh_machine.XXXXXX)")
-# A machine's / is 0755 (mktemp made it 0700): other users, which tests act
-# as, reach its files.
-chmod 755 "$root"
-mounts=()
-debootstrap_pid=
-cleanup() {
-  [ -z "$debootstrap_pid" ] || kill -9 -- "-$debootstrap_pid" 2>/dev/null || true
-  # Processes left in the root (the Bazel server) hold its mounts.
-  for proc in /proc/[0-9]*; do
-    if [ "$(readlink "$proc/root" 2>/dev/null)" = "$root" ]; then
-      kill -9 "${proc#/proc/}" 2>/dev/null || true
-    fi
-  done
-  sleep 1
-  local i
-  for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
-    umount "${mounts[i]}" 2>/dev/null || umount -l "${mounts[i]}" || true
-  done
-  # Never delete through a mount that is still there (a bound /dev).
-  if grep -qF " $root/" /proc/mounts; then
-    say "mounts remain under $root; not removing it"
-  else
-    rm -rf --one-file-system "$root"
-  fi
-  rm -f "$root.debootstrap.log" "$root.output"
-}
-trap cleanup EXIT
-# A signal ends the script through cleanup; children run in the background
-# (waited for) so that the signal is handled at once.
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap 'exit 129' HUP
-
-mount_in_root() { # TYPE-OR-BIND SOURCE DIRECTORY
-  mkdir -p "$root$3"
-  if [ "$1" = bind ]; then mount --bind "$2" "$root$3"; else mount -t "$1" "$2" "$root$3"; fi
-  mounts+=("$root$3")
-}
-
-# The Debian mirror this machine's apt uses for bookworm, from one-line
-# (`deb [options] URI bookworm ...`) or deb822 (`URIs:`/`Suites:`) sources.
-mirror=$(
-  cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-    awk '$1 == "deb" { i = 2; if ($i ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
-                       if ($(i + 1) == "bookworm") { print $i; exit } }'
-  for file in /etc/apt/sources.list.d/*.sources; do
-    [ -e "$file" ] || continue
-    awk 'BEGIN { RS = ""; FS = "\n" }
-         { uri = ""; bookworm = 0
-           for (n = 1; n <= NF; n++) {
-             if ($n ~ /^URIs:/) { split($n, f, /[ \t]+/); uri = f[2] }
-             if ($n ~ /^Suites:/ && $n ~ /[ \t]bookworm([ \t]|$)/) bookworm = 1
-           }
-           if (bookworm && uri != "") print uri }' "$file"
-  done
-)
-mirror=$(head -n1 <<<"$mirror")
-[ -n "$mirror" ] || { say "no bookworm mirror in this machine's apt sources"; exit 1; }
-
-log="$root.debootstrap.log"
-say "debootstrap --variant=minbase bookworm from $mirror"
-setsid debootstrap --variant=minbase bookworm "$root" "$mirror" >"$log" 2>&1 &
-debootstrap_pid=$!
-if ! wait "$debootstrap_pid"; then
-  tail -n 30 "$log" >&2
-  say "debootstrap failed"
-  exit 1
-fi
-debootstrap_pid=
+# shellcheck source=test/debian_root.sh
+source "$repository/test/debian_root.sh"
+make_root bookworm
 
 # This machine's apt sources (with the keyrings they name and its Acquire
 # settings: proxies, validity checks), CA bundle and resolver.

@@ -123,7 +123,7 @@ class TypingTest(unittest.TestCase):
 
     def test_wheel_ships_stubs(self):
         (wheel,) = glob.glob(
-            os.path.join(os.environ["TEST_SRCDIR"], "*", "mlir_execution_engine-*.whl")
+            os.path.join(os.environ["TEST_SRCDIR"], "*", "wheel", "mlir_execution_engine-*.whl")
         )
         with zipfile.ZipFile(wheel) as whl:
             names = set(whl.namelist())

@@ -1,11 +1,16 @@
-"""The seed scenario against the installed wheel: `python scenario.py VENV`.
-
-Jitted code calls back into Python: callback_test(42.0, 2) = 44.0.
+"""What a user of the package does first, against an installed wheel
+(`python scenario.py VENV`: the package must come from that venv) or the
+package ./bazelw builds (`python scenario.py`): jitted code calls back into
+Python (callback_test(42.0, 2) = 44.0), a typed call on a numpy array, a
+tensor kernel through FAST_PIPELINE, and a warm start from the object cache.
 """
 
 import ctypes
+import json
 import os
+import subprocess
 import sys
+import tempfile
 
 import numpy as np
 
@@ -14,9 +19,10 @@ from mlir.execution_engine import FAST_PIPELINE, ExecutionEngine, jit
 from mlir.ir import Context, Module
 from mlir.passmanager import PassManager
 
-venv = os.path.realpath(sys.argv[1])
-assert os.path.realpath(mlir.__file__).startswith(venv + os.sep), mlir.__file__
-assert not any("runfiles" in p for p in sys.path), sys.path
+if len(sys.argv) > 1:
+    venv = os.path.realpath(sys.argv[1])
+    assert os.path.realpath(mlir.__file__).startswith(venv + os.sep), mlir.__file__
+    assert not any("runfiles" in p for p in sys.path), sys.path
 print("mlir from", mlir.__file__)
 
 SOURCE = """
@@ -87,5 +93,31 @@ a, b = np.ones((70, 9), np.float32), np.ones((9, 130), np.float32)
 product = matmul.matmul(a, b, np.zeros((70, 130), np.float32))
 print(f"FAST_PIPELINE matmul: {product[0, 0]}")
 assert (product == 9).all(), product
+
+# A warm start: a second process finds the first one's object code in the
+# cache and compiles nothing.
+WARM_START = """
+import json, sys
+from mlir import jit_cache
+from mlir.execution_engine import jit
+add = jit("func.func @add(%a: i64, %b: i64) -> i64 { %r = arith.addi %a, %b : i64 return %r : i64 }",
+          cache_dir=sys.argv[1])
+assert add.add(2, 3) == 5
+print(json.dumps(jit_cache.statistics()))
+"""
+with tempfile.TemporaryDirectory() as cache_dir:
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", WARM_START, cache_dir],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        for _ in range(2)
+    ]
+cold, warm = (json.loads(run) for run in runs)
+print(f"object cache: cold {cold}, warm {warm}")
+assert cold["stores"] == 1 and cold["compilations"] == 1, cold
+assert warm["hits"] == 1 and warm["compilations"] == 0, warm
 
 print("wheel scenario: OK")

@@ -44,7 +44,7 @@ print(json.dumps({"requires": requires, "requires_python": dist.metadata["Requir
 class WheelTest(unittest.TestCase):
     def setUp(self):
         self.tmp = os.environ["TEST_TMPDIR"]
-        self.wheel = runfile("*/mlir_execution_engine-*.whl")
+        self.wheel = runfile("*/wheel/mlir_execution_engine-*.whl")
         # Nothing of Bazel's Python environment reaches the venvs' python.
         self.env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "RUNFILES"))}
 
@@ -98,6 +98,8 @@ class WheelTest(unittest.TestCase):
         self.assertEqual(info["requires_python"], ARGS.requires_python)
         self.assertEqual(info["license"], "Apache-2.0 WITH LLVM-exception")
         self.assertTrue(info["in_range"], info)
+        # auditwheel's tag: the oldest glibc the bundled code needs.
+        self.assertRegex(os.path.basename(self.wheel), r"-manylinux_2_\d+_x86_64\.whl$")
         # A copy, so that the script's directory on sys.path is not in runfiles.
         scenario = shutil.copy(os.path.join(HERE, "scenario.py"), self.tmp)
         output = self.run_ok(python, scenario, venv)
@@ -112,34 +114,50 @@ class WheelTest(unittest.TestCase):
         # Python (numpy 2.0 has none for 3.13).
         floors = {"numpy": "2.0.0" if sys.version_info < (3, 13) else "2.1.0", "ml_dtypes": "0.5.0"}
         self.assertEqual(info["versions"], floors)
-        self.check_missing_llvm(venv, python)
+        self.check_self_contained(venv, python)
 
     def test_newest(self):
         self.check_venv("newest")
 
-    def check_missing_llvm(self, venv, python):
-        """A copy of the package whose C API library points at an LLVM that is not there."""
-        (package,) = glob.glob(os.path.join(venv, "lib", "python*", "site-packages", "mlir"))
+    def check_self_contained(self, venv, python):
+        """No library of the installed wheel looks for others outside it, and
+        a wheel whose bundled libraries are gone says to reinstall it."""
+        (site,) = glob.glob(os.path.join(venv, "lib", "python*", "site-packages"))
+        libraries = glob.glob(os.path.join(site, "mlir", "_mlir_libs", "*.so"))
+        bundled = glob.glob(os.path.join(site, "mlir_execution_engine.libs", "*.so*"))
+        self.assertTrue(any("libLLVM" in b for b in bundled), bundled)
+        self.assertTrue(any("libMLIR" in b for b in bundled), bundled)
+        rpaths = self.run_ok(
+            python,
+            "-c",
+            "import json, sys; from mlir import _rpath; print(json.dumps({f: _rpath(f) for f in sys.argv[1:]}))",
+            *libraries + bundled,
+        )
+        for library, rpath in json.loads(rpaths).items():
+            outside = [d for d in rpath.split(":") if d and not d.startswith("$ORIGIN")]
+            self.assertEqual(outside, [], library)
+
         broken = os.path.join(self.tmp, "broken")
-        shutil.copytree(package, os.path.join(broken, "mlir"))
-        capi = os.path.join(broken, "mlir", "_mlir_libs", "libMLIRPythonCAPI.so")
-        with open(capi, "rb") as f:
-            data = f.read()
-        # Same length, so the ELF's offsets stay valid.
-        self.assertIn(b"/llvm-22/lib", data)
-        with open(capi, "wb") as f:
-            f.write(data.replace(b"/llvm-22/lib", b"/llvm-XX/lib"))
+        shutil.copytree(site, broken, symlinks=True, ignore=shutil.ignore_patterns("numpy*"))
+        (llvm,) = glob.glob(os.path.join(broken, "mlir_execution_engine.libs", "libLLVM*"))
+        os.remove(llvm)
         result = subprocess.run(
-            [python, "-c", "import mlir.ir"],
-            env=dict(self.env, PYTHONPATH=broken),
+            [
+                python,
+                "-I",
+                "-c",
+                "import sys; sys.path.insert(0, sys.argv[1]); import mlir.ir",
+                broken,
+            ],
+            env=self.env,
             cwd=self.tmp,
             capture_output=True,
             text=True,
         )
         self.assertNotEqual(result.returncode, 0)
         self.assertIn("ImportError: mlir cannot load its MLIR C API library", result.stderr)
-        self.assertIn("apt-get install libmlir-22-dev", result.stderr)
-        self.assertIn("/llvm-XX/lib", result.stderr)
+        self.assertIn(os.path.basename(llvm), result.stderr)
+        self.assertIn("pip install --force-reinstall mlir_execution_engine", result.stderr)
 
 
 if __name__ == "__main__":
