@@ -1,5 +1,5 @@
 """The JIT execution engine class, as upstream's `mlir.execution_engine`
-defines it; its home, so that both that module and `mlir._jit` import it."""
+defines it; its home, so that both that module and `mlir.jit` import it."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ class _PackedFunction(_PackedFunctionBase):  # type: ignore[misc]
             result = super().__call__(*args)
         finally:
             _calls.errors = outer
-        _native._raise_callback_error()  # a typed callback's (mlir._jit)
+        _native._raise_callback_error()  # a typed callback's (mlir.jit)
         if caught:
             raise caught[0]
         # A typed callback's, raised on a thread Python never created while

@@ -2,7 +2,7 @@
 typed layer beyond upstream (`jit`, `JitModule`)."""
 
 from ._engine import ExecutionEngine
-from ._jit import BUFFERIZATION_PIPELINE, DEFAULT_PIPELINE, FAST_PIPELINE, JitModule, jit
+from .jit import BUFFERIZATION_PIPELINE, DEFAULT_PIPELINE, FAST_PIPELINE, JitModule, jit
 
 __all__ = [
     "ExecutionEngine",

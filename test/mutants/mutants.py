@@ -270,7 +270,7 @@ MUTANTS = [
     },
     {
         "name": "jit_missing_callbacks_check",
-        "file": "python/mlir/_jit.py",
+        "file": "python/mlir/jit/state.py",
         "search": "if missing:",
         "replace": "if False:",
         "tests": [PY + "errors", PY + "jit"],
@@ -278,7 +278,7 @@ MUTANTS = [
     },
     {
         "name": "jit_callback_arity_off_by_one",
-        "file": "python/mlir/_jit.py",
+        "file": "python/mlir/jit/module.py",
         "search": "signature.bind(*range(count))",
         "replace": "signature.bind(*range(count + 1))",
         "tests": [PY + "jit"],
@@ -286,7 +286,7 @@ MUTANTS = [
     },
     {
         "name": "jit_register_undeclared",
-        "file": "python/mlir/_jit.py",
+        "file": "python/mlir/jit/module.py",
         "search": "if name not in state.declarations:",
         "replace": "if False:",
         "tests": [PY + "errors", PY + "jit"],
@@ -375,7 +375,7 @@ MUTANTS = [
     },
     {
         "name": "jit_cache_key_without_pipeline",
-        "file": "python/mlir/_jit.py",
+        "file": "python/mlir/jit/cache.py",
         "search": "parts = [_CACHE_FORMAT, pipeline]",
         "replace": "parts = [_CACHE_FORMAT]",
         "tests": [PY + "jit_cache"],
@@ -400,7 +400,7 @@ MUTANTS = [
     },
     {
         "name": "jit_lowers_the_callers_module",
-        "file": "python/mlir/_jit.py",
+        "file": "python/mlir/jit/module.py",
         "search": "return _module_of(_native._copy_module(source))",
         "replace": "return source",
         "tests": [PY + "basic_calls_hardening"],
@@ -432,7 +432,7 @@ MUTANTS = [
     },
     {
         "name": "math_not_approximated",
-        "file": "python/mlir/_jit.py",
+        "file": "python/mlir/jit/pipelines.py",
         "search": '"jit-approximate-math,"',
         "replace": '""',
         "tests": [PY + "jit_math_accuracy"],

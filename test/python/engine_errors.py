@@ -15,7 +15,7 @@
 # 2. Exceptions in ctypes callbacks. An exception a ctypes callback raises,
 #    or a result ctypes cannot convert, is re-raised by the `invoke` or the
 #    `lookup()` function call that ran the jitted code: the same exception
-#    object. So is a typed (mlir._jit) callback's when its module's engine is
+#    object. So is a typed (mlir.jit) callback's when its module's engine is
 #    called through `invoke`/`lookup` (the code goes on meanwhile, getting
 #    zeros; a typed call instead stops at the callback when only its
 #    module's own code runs in between: docs/typed_calls.md, jit.py).
@@ -83,7 +83,7 @@ func.func @call(%a: i64) -> i64 attributes { llvm.emit_c_interface } {
 func.func private @hook(i64) -> i64 attributes { llvm.emit_c_interface }
 """
 
-# For mlir._jit: the typed layer adds the C interfaces.
+# For mlir.jit: the typed layer adds the C interfaces.
 TYPED_HOOK = """
 func.func @call(%a: i64) -> i64 {
   %r = func.call @hook(%a) : (i64) -> i64

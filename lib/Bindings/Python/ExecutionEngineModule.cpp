@@ -560,7 +560,7 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
       },
       "What the JIT cache did in this process: hits, misses, stores, and "
       "compilations (modules compiled to object code by any engine).");
-  // The typed layer (mlir._jit): calls into and out of jitted code.
+  // The typed layer (mlir.jit): calls into and out of jitted code.
   if (_import_array() < 0)
     throw py::error_already_set();
   jit::populateJitFunctions(m);

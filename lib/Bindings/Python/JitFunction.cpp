@@ -41,7 +41,7 @@ struct JitFunction {
   bool mayStop;
   /// A callback that raises, or a runtime function that fails, stops the
   /// call (runJitted): only the module's own code runs between the two
-  /// (mlir._jit decides).
+  /// (mlir.jit decides).
   bool stoppable;
   bool byPointer;
   /// Called on the first call: returns the ExecutionEngine (compiling the
@@ -462,7 +462,7 @@ void populateJitFunctions(py::module_ &m) {
       py::arg("name"), py::arg("function"), py::arg("dtypes"),
       py::arg("release_gil"), py::arg("may_stop"), py::arg("stoppable"),
       py::arg("compile"), py::arg("errors") = py::none(),
-      "The callable for `function`, the func.func `name` (see mlir._jit): "
+      "The callable for `function`, the func.func `name` (see mlir.jit): "
       "a builtin function whose `__self__` is its JitFunction, "
       "made before the module is lowered. `compile()` returns the "
       "ExecutionEngine; the first call calls it. `may_stop`: a Python "

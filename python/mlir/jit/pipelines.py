@@ -1,0 +1,117 @@
+"""jit()'s pipelines: lowering to the LLVM dialect, bufferization, and
+FAST_PIPELINE's schedule; and running them on a module."""
+
+from __future__ import annotations
+
+import os
+import re
+
+from .. import ir
+from .._mlir_libs import _mlirExecutionEngine as _native
+from .ir_walk import _walk
+
+# Lowers func, arith, math, scf, cf, memref, complex, index, linalg (to
+# loops), affine and vector (for the host's CPU) to the LLVM dialect. The
+# code calls memrefCopy and the allocation functions _mlir_memref_to_llvm_*,
+# which jit() registers on its engine.
+_LOWERING = (
+    "convert-bufferization-to-memref,"
+    "convert-linalg-to-loops,"
+    # memref.realloc as alloc, copy and dealloc (in an scf.if).
+    "expand-realloc,"
+    # math functions as polynomials that LLVM vectorizes, not libm calls.
+    "jit-approximate-math,"
+    "convert-vector-to-scf,"
+    "func.func(convert-complex-to-standard),"
+    "lower-affine,"
+    "convert-scf-to-cf,"
+    "expand-strided-metadata,"
+    "lower-affine,"
+    # bf16 rounding as integer code: LLVM would use AVX512-BF16's
+    # vcvtneps2bf16 where the CPU has it, which flushes subnormals to zero.
+    "arith-expand{include-bf16},"
+    "convert-vector-to-llvm,"
+    "convert-ub-to-llvm,"
+    # Allocates through functions jit() provides (huge pages for large
+    # buffers, which numpy uses too).
+    "finalize-memref-to-llvm{use-generic-functions},"
+    "convert-math-to-llvm,"
+    "convert-math-to-libm,"
+    "convert-complex-to-llvm,"
+    "convert-arith-to-llvm,"
+    "convert-index-to-llvm,"
+    "convert-func-to-llvm,"
+    "convert-cf-to-llvm,"
+    "reconcile-unrealized-casts"
+)
+DEFAULT_PIPELINE = f"builtin.module({_LOWERING})"
+
+# One-shot bufferization, function boundaries included, where a tensor
+# becomes a memref of any strides (so any view of an array is passed
+# uncopied), and deallocation of the buffers it allocates. Tensor arguments
+# are values: jit() declares them `bufferization.writable = false` unless
+# they say otherwise, so bufferization copies one before writing to it.
+_BUFFERIZATION = (
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=fully-dynamic-layout-map},"
+    "buffer-deallocation-pipeline"
+)
+# Runs first on a module that uses tensors, unless its pipeline bufferizes
+# (as FAST_PIPELINE does). The deallocation pass makes every result the
+# caller's own, cloning a returned argument: jit() then returns the
+# argument itself instead, which the caller gets as a view of its array.
+BUFFERIZATION_PIPELINE = f"builtin.module({_BUFFERIZATION})"
+
+# The schedule of schedules/fast.mlir (tiling, packing and vectorizing
+# linalg.matmul on tensors for the host's CPU), then bufferization and
+# DEFAULT_PIPELINE's lowering.
+_FAST_SCHEDULE = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "schedules", "fast.mlir"
+)
+FAST_PIPELINE = (
+    "builtin.module("
+    f'transform-preload-library{{transform-library-paths={{"{_FAST_SCHEDULE}"}}}},'
+    f"transform-interpreter,{_BUFFERIZATION},{_LOWERING})"
+)
+# What FAST_PIPELINE runs on a module whose matmuls the schedule cannot take.
+_FAST_UNSCHEDULED = f"builtin.module({_BUFFERIZATION},{_LOWERING})"
+# The element types the schedule vectorizes correctly: LLVM 22's
+# transform interpreter crashes on complex matmuls, and vectorized i1 loads
+# treat bytes as packed bits.
+_FAST_ELEMENT_TYPES = {"f16", "bf16", "f32", "f64", "i8", "i16", "i32", "i64"}
+_SHAPED_ELEMENT = re.compile(r"\b(?:tensor|memref)<(?:(?:\?|\d+)x)*(\w+(?:<[^>]*>)?)")
+
+
+def _fast_schedule_applies(module: ir.Module) -> bool:
+    """Whether every linalg.matmul of `module` has element types the
+    FAST_PIPELINE schedule takes."""
+    return all(
+        set(_SHAPED_ELEMENT.findall(_native._print_operation(op))) <= _FAST_ELEMENT_TYPES
+        for op in _walk(module.operation)
+        if op.name == "linalg.matmul"
+    )
+
+
+def _bufferizes(pipeline: str | None) -> bool:
+    """Whether the user's `pipeline` bufferizes tensors itself; it must then
+    make function boundaries memrefs of any strides, as typed calls pass
+    them."""
+    if pipeline is None or "one-shot-bufferize" not in pipeline:
+        return False
+    if "function-boundary-type-conversion=fully-dynamic-layout-map" not in pipeline:
+        raise ValueError(
+            "the pipeline bufferizes tensors, but not to memrefs of any strides, as "
+            "typed calls pass them: give one-shot-bufferize "
+            "function-boundary-type-conversion=fully-dynamic-layout-map, or leave "
+            "bufferization to jit() (BUFFERIZATION_PIPELINE)"
+        )
+    return True
+
+
+def _run_pipeline(module: ir.Module, pipeline: str, failure: str) -> None:
+    """Runs `pipeline` on `module` on a stack sized for its nesting (deep IR
+    overflows the caller's); a failure is an MLIRError saying `failure`,
+    with MLIR's errors."""
+    errors = _native._run_pipeline(module, pipeline)
+    if errors is not None:
+        raise ir.MLIRError(failure + ":" + errors, [])
