@@ -18,6 +18,7 @@ from .ir_walk import _callee, _children, _contains, _is_call, _walk
 if TYPE_CHECKING:
     from .state import _JitState
 
+
 def _dtypes(function_type: ir.FunctionType) -> list[np.dtype[Any] | None]:
     """For each argument, then each result: the numpy dtype of a memref's
     (ranked or not), tensor's or vector's elements, or None."""

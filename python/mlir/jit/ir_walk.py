@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 
 from .. import ir
 
+
 def _is_call(op: ir.Operation) -> bool:
     """Whether `op` calls something (func.call, call_indirect, llvm.call,
     llvm.invoke, ...)."""

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
     _F = TypeVar("_F", bound=Callable[..., Any])
 
+
 def _accepts_arguments(fn: Callable[..., Any], count: int) -> bool:
     """Whether `fn` can be called with `count` positional arguments (True
     when its signature cannot be inspected)."""

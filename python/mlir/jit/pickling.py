@@ -12,6 +12,7 @@ from .. import ir
 if TYPE_CHECKING:
     from .module import JitModule
 
+
 def _pickled_callback(name: str, fn: Callable[..., Any]) -> bytes:
     """`fn` pickled, or a PicklingError naming the callback. With cloudpickle
     installed, a function of `__main__` goes by value (the receiving process,

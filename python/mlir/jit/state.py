@@ -11,6 +11,7 @@ from .. import ir
 from .._engine import ExecutionEngine
 from .._mlir_libs import _mlirExecutionEngine as _native
 
+
 class _JitState:
     """What jitted functions need at run time: the module, the engine once
     created, and the callbacks. Functions refer to it; it refers to none of
