@@ -130,8 +130,7 @@ translate(ModuleOp module, llvm::LLVMContext &llvmContext, std::string &error) {
 
 } // namespace
 
-void *JitEngine::lookup(llvm::StringRef name, bool packed,
-                        std::string &error) {
+void *JitEngine::lookup(llvm::StringRef name, bool packed, std::string &error) {
   JitEngine &jit = *this;
   if (name.contains('\0')) {
     error = "cannot look up '" + nameWithNul(name) +
@@ -285,8 +284,8 @@ std::unique_ptr<JitEngine> JitEngine::create(ModuleOp module,
                 llvm::toString(compiled.takeError()));
   collectModuleSymbols(module, *jit);
   if (!cacheDir.empty()) {
-    std::string warning = storeObject(cacheDir, key, serializeModuleSymbols(*jit),
-                                      (*compiled)->getBuffer());
+    std::string warning = storeObject(
+        cacheDir, key, serializeModuleSymbols(*jit), (*compiled)->getBuffer());
     if (!warning.empty() && options.onCacheWarning)
       options.onCacheWarning(warning);
   }

@@ -135,7 +135,8 @@ std::string serializeModuleSymbols(const JitEngine &jit) {
 }
 
 /// Reads a "P" record's value; false if it is malformed.
-static bool parsePackedArguments(llvm::StringRef text, PackedArguments &packed) {
+static bool parsePackedArguments(llvm::StringRef text,
+                                 PackedArguments &packed) {
   auto [arguments, result] = text.split('>');
   if (arguments.size() == text.size())
     return false; // no ">"
