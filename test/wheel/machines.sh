@@ -52,21 +52,20 @@ build_wheels() { # X.Y DIR
 
 # Runs scenario.py with the wheel installed on a plain SUITE whose python3 is X.Y.
 check_machine() { # SUITE X.Y
-  local wheels status=0
-  wheels=$(mktemp -d /var/tmp/"$name".wheels.XXXXXX) &&
-    build_wheels "$2" "$wheels" &&
-    make_root "$1" --include=python3,python3-venv || status=1
-  if [ "$status" -eq 0 ] && [ -e "$root/usr/lib/llvm-22" ]; then
+  local status=0
+  # The wheels go into the root, which remove_root removes whatever happens.
+  make_root "$1" --include=python3,python3-venv
+  if [ -e "$root/usr/lib/llvm-22" ]; then
     say "$1's root has LLVM 22"
     status=1
   fi
   if [ "$status" -eq 0 ]; then
     mkdir -p "$root/root/wheels" &&
-      cp "$wheels"/* "$repository/test/wheel/scenario.py" "$root/root/wheels/" &&
+      build_wheels "$2" "$root/root/wheels" &&
+      cp "$repository/test/wheel/scenario.py" "$root/root/wheels/" &&
       mount_in_root proc proc /proc &&
       mount_in_root bind /dev /dev || status=1
   fi
-  rm -rf "$wheels"
   if [ "$status" -eq 0 ]; then
     say "$1: pip install the wheel (offline) and run scenario.py"
     # shellcheck disable=SC2016 # expanded in the chroot
