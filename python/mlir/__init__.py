@@ -11,6 +11,8 @@ import os
 import struct
 
 _CAPI = os.path.join(os.path.dirname(__file__), "_mlir_libs", "libMLIRPythonCAPI.so")
+# The self-contained wheel's copies of LLVM/MLIR and their libraries.
+_BUNDLED = os.path.join(os.path.dirname(os.path.dirname(__file__)), "mlir_execution_engine.libs")
 
 
 def _rpath(library: str) -> str:
@@ -37,7 +39,43 @@ def _rpath(library: str) -> str:
     return ""
 
 
+class _DlInfo(ctypes.Structure):
+    _fields_ = [
+        ("dli_fname", ctypes.c_char_p),
+        ("dli_fbase", ctypes.c_void_p),
+        ("dli_sname", ctypes.c_char_p),
+        ("dli_saddr", ctypes.c_void_p),
+    ]
+
+
+def _global_llvm() -> str | None:
+    """The file of an LLVM in the process's global symbol namespace (loaded
+    with RTLD_GLOBAL, by LD_PRELOAD or by the program), or None."""
+    process = ctypes.CDLL(None)
+    try:
+        symbol = process.LLVMGetVersion
+    except AttributeError:
+        return None
+    info = _DlInfo()
+    if not process.dladdr(ctypes.cast(symbol, ctypes.c_void_p), ctypes.byref(info)):
+        return "(a library dladdr cannot name)"
+    return os.fsdecode(info.dli_fname or b"(the program)")
+
+
 def _load_capi() -> None:
+    other_llvm = _global_llvm() if os.path.isdir(_BUNDLED) else None
+    if other_llvm is not None:
+        # The bundled copies' references to LLVM's globals would bind to that
+        # LLVM's: both would construct and destroy them (memory corruption).
+        raise ImportError(
+            f"mlir cannot load its LLVM: another LLVM ({other_llvm}) is already "
+            "loaded into the process's global symbol namespace (by LD_PRELOAD, "
+            "a library loaded with RTLD_GLOBAL, or the program itself), and the "
+            "wheel's own copy would share its globals and corrupt memory. Import "
+            "mlir before loading that library, load it with RTLD_LOCAL (ctypes' "
+            "default), or use the package built against that LLVM "
+            "(./bazelw build //python:mlir)."
+        )
     try:
         ctypes.CDLL(_CAPI)
     except OSError as error:
@@ -47,6 +85,15 @@ def _load_capi() -> None:
             dirs = [d for d in _rpath(_CAPI).split(":") if d and not d.startswith("$ORIGIN")]
         except (OSError, ValueError, struct.error, IndexError):
             dirs = ["(its rpath could not be read)"]
+        if not dirs and "version `" in str(error):
+            raise ImportError(
+                f"mlir cannot load its MLIR C API library: {error}.\n"
+                "A system library found first is older than the one the wheel was "
+                "built with (the message names it and the version it lacks): "
+                "usually a libstdc++ on LD_LIBRARY_PATH, or of a conda environment "
+                "or an HPC module. Put the system's library first, or unset "
+                "LD_LIBRARY_PATH."
+            ) from error
         if not dirs:
             # The self-contained wheel: its LLVM/MLIR are copies beside the package.
             raise ImportError(

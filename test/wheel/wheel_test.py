@@ -159,6 +159,46 @@ class WheelTest(unittest.TestCase):
         self.assertIn(os.path.basename(llvm), result.stderr)
         self.assertIn("pip install --force-reinstall mlir_execution_engine", result.stderr)
 
+        # Another LLVM in the global symbol namespace: refused, never shared
+        # (its globals would be constructed and destroyed twice).
+        other = shutil.copytree(
+            os.path.join(site, "mlir_execution_engine.libs"), os.path.join(self.tmp, "other")
+        )
+        (other_llvm,) = glob.glob(os.path.join(other, "libLLVM*"))
+        result = self.import_mlir(
+            python,
+            "import ctypes, sys; ctypes.CDLL(sys.argv[1], ctypes.RTLD_GLOBAL); import mlir",
+            other_llvm,
+        )
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn(f"mlir cannot load its LLVM: another LLVM ({other_llvm})", result.stderr)
+        self.assertIn("load it with RTLD_LOCAL", result.stderr)
+
+        # A libstdc++ older than the build's first on LD_LIBRARY_PATH: libgcc_s
+        # stands in for one, defining no GLIBCXX version at all.
+        old = os.path.join(self.tmp, "old_libstdcxx")
+        os.mkdir(old)
+        libgcc = self.run_ok(
+            python,
+            "-c",
+            "import ctypes; ctypes.CDLL('libgcc_s.so.1');"
+            "print([l.split()[-1] for l in open('/proc/self/maps') if 'libgcc_s' in l][0])",
+        ).strip()
+        shutil.copy(libgcc, os.path.join(old, "libstdc++.so.6"))
+        result = self.import_mlir(python, "import mlir", env={"LD_LIBRARY_PATH": old})
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("version `", result.stderr)
+        self.assertIn("is older than the one the wheel was built with", result.stderr)
+
+    def import_mlir(self, python, code, *args, env=None):
+        return subprocess.run(
+            [python, "-c", code, *args],
+            env=dict(self.env, **(env or {})),
+            cwd=self.tmp,
+            capture_output=True,
+            text=True,
+        )
+
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
