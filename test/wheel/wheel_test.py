@@ -120,8 +120,9 @@ class WheelTest(unittest.TestCase):
         self.check_venv("newest")
 
     def check_self_contained(self, venv, python):
-        """No library of the installed wheel looks for others outside it, and
-        a wheel whose bundled libraries are gone says to reinstall it."""
+        """No library of the installed wheel looks for others outside it; a
+        wheel whose bundled libraries are gone says to reinstall it; another
+        LLVM already global is refused; an older libstdc++ is explained."""
         (site,) = glob.glob(os.path.join(venv, "lib", "python*", "site-packages"))
         libraries = glob.glob(os.path.join(site, "mlir", "_mlir_libs", "*.so"))
         bundled = glob.glob(os.path.join(site, "mlir_execution_engine.libs", "*.so*"))
@@ -141,18 +142,8 @@ class WheelTest(unittest.TestCase):
         shutil.copytree(site, broken, symlinks=True, ignore=shutil.ignore_patterns("numpy*"))
         (llvm,) = glob.glob(os.path.join(broken, "mlir_execution_engine.libs", "libLLVM*"))
         os.remove(llvm)
-        result = subprocess.run(
-            [
-                python,
-                "-I",
-                "-c",
-                "import sys; sys.path.insert(0, sys.argv[1]); import mlir.ir",
-                broken,
-            ],
-            env=self.env,
-            cwd=self.tmp,
-            capture_output=True,
-            text=True,
+        result = self.import_mlir(
+            python, "import sys; sys.path.insert(0, sys.argv[1]); import mlir.ir", broken
         )
         self.assertNotEqual(result.returncode, 0)
         self.assertIn("ImportError: mlir cannot load its MLIR C API library", result.stderr)
@@ -192,7 +183,7 @@ class WheelTest(unittest.TestCase):
 
     def import_mlir(self, python, code, *args, env=None):
         return subprocess.run(
-            [python, "-c", code, *args],
+            [python, "-I", "-c", code, *args],
             env=dict(self.env, **(env or {})),
             cwd=self.tmp,
             capture_output=True,
