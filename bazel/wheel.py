@@ -7,6 +7,8 @@ fixed timestamp, so that the same inputs give the same wheel.
 import argparse
 import base64
 import hashlib
+import os
+import re
 import zipfile
 
 
@@ -18,7 +20,8 @@ def main():
     parser.add_argument("--tag", required=True)
     parser.add_argument("--summary", default="")
     parser.add_argument("--requires-python", default="")
-    parser.add_argument("--license", default="")
+    parser.add_argument("--license", default="", help="an SPDX license expression")
+    parser.add_argument("--license-file", required=True)
     parser.add_argument("--classifier", action="append", default=[])
     parser.add_argument("--note", default="")
     parser.add_argument("--readme", required=True)
@@ -27,14 +30,16 @@ def main():
     args = parser.parse_args()
 
     dist_info = f"{args.distribution}-{args.version}.dist-info"
-    # Core metadata 2.1 (pip 19.1 and later read it): headers, then the
+    # Core metadata 2.4 (PEP 639's license fields): headers, then the
     # description as the message body.
+    license_file = os.path.basename(args.license_file)
     metadata = [
-        "Metadata-Version: 2.1",
+        "Metadata-Version: 2.4",
         f"Name: {args.distribution}",
         f"Version: {args.version}",
         f"Summary: {args.summary}",
-        f"License: {args.license}",
+        f"License-Expression: {args.license}",
+        f"License-File: {license_file}",
         "Description-Content-Type: text/markdown",
     ]
     metadata += [f"Classifier: {c}" for c in args.classifier]
@@ -56,11 +61,17 @@ def main():
         path, _, file = spec.partition("=")
         with open(file, "rb") as f:
             entries[path] = f.read()
+    with open(args.license_file, "rb") as f:
+        entries[f"{dist_info}/licenses/{license_file}"] = f.read()
     entries[f"{dist_info}/METADATA"] = ("\n".join(metadata) + "\n\n" + description).encode()
     entries[f"{dist_info}/WHEEL"] = ("\n".join(wheel) + "\n").encode()
+    write_wheel(args.output, dist_info, entries)
 
+
+def write_wheel(output, dist_info, entries):
+    """Writes `entries` (archive path: bytes) and their RECORD to `output`."""
     record = []
-    with zipfile.ZipFile(args.output, "w", zipfile.ZIP_DEFLATED) as whl:
+    with zipfile.ZipFile(output, "w", zipfile.ZIP_DEFLATED) as whl:
         for path in sorted(entries):
             write(whl, path, entries[path])
             digest = base64.urlsafe_b64encode(hashlib.sha256(entries[path]).digest())
@@ -71,8 +82,9 @@ def main():
 
 def write(whl, path, data):
     info = zipfile.ZipInfo(path, date_time=(1980, 1, 1, 0, 0, 0))
-    # Shared libraries keep their executable bit when pip unpacks them.
-    mode = 0o755 if path.endswith(".so") else 0o644
+    # Shared libraries (libX.so, libX.so.22.1) keep their executable bit when
+    # pip unpacks them.
+    mode = 0o755 if re.search(r"\.so(\.|$)", path) else 0o644
     info.external_attr = (0o100000 | mode) << 16
     info.compress_type = zipfile.ZIP_DEFLATED
     whl.writestr(info, data)

@@ -8,6 +8,7 @@ import argparse
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -36,8 +37,10 @@ except metadata.PackageNotFoundError:  # not installed yet
     raise SystemExit
 requires = dist.requires or []
 in_range = all(Requirement(r).specifier.contains(versions[Requirement(r).name], prereleases=True) for r in requires)
+licenses = {f: dist.read_text(f"licenses/{f}") for f in dist.metadata.get_all("License-File")}
 print(json.dumps({"requires": requires, "requires_python": dist.metadata["Requires-Python"],
-                  "license": dist.metadata["License"], "versions": versions, "in_range": in_range}))
+                  "license": dist.metadata["License-Expression"], "licenses": licenses,
+                  "versions": versions, "in_range": in_range}))
 """
 
 
@@ -97,6 +100,7 @@ class WheelTest(unittest.TestCase):
         self.assertEqual(sorted(info["requires"]), sorted(ARGS.requires))
         self.assertEqual(info["requires_python"], ARGS.requires_python)
         self.assertEqual(info["license"], "Apache-2.0 WITH LLVM-exception")
+        self.assertIn("LLVM Exceptions to the Apache 2.0 License", info["licenses"]["LICENSE.txt"])
         self.assertTrue(info["in_range"], info)
         # auditwheel's tag: the oldest glibc the bundled code needs.
         self.assertRegex(os.path.basename(self.wheel), r"-manylinux_2_\d+_x86_64\.whl$")
@@ -120,9 +124,10 @@ class WheelTest(unittest.TestCase):
         self.check_venv("newest")
 
     def check_self_contained(self, venv, python):
-        """No library of the installed wheel looks for others outside it; a
-        wheel whose bundled libraries are gone says to reinstall it; another
-        LLVM already global is refused; an older libstdc++ is explained."""
+        """No library of the installed wheel looks for others outside it; the
+        bundled libraries' license notices are there; a wheel whose bundled
+        libraries are gone says to reinstall it; another LLVM already global
+        is refused; an older libstdc++ is explained."""
         (site,) = glob.glob(os.path.join(venv, "lib", "python*", "site-packages"))
         libraries = glob.glob(os.path.join(site, "mlir", "_mlir_libs", "*.so"))
         bundled = glob.glob(os.path.join(site, "mlir_execution_engine.libs", "*.so*"))
@@ -134,9 +139,26 @@ class WheelTest(unittest.TestCase):
             "import json, sys; from mlir import _rpath; print(json.dumps({f: _rpath(f) for f in sys.argv[1:]}))",
             *libraries + bundled,
         )
+        package_dirs = {os.path.dirname(libraries[0]), os.path.dirname(bundled[0])}
         for library, rpath in json.loads(rpaths).items():
-            outside = [d for d in rpath.split(":") if d and not d.startswith("$ORIGIN")]
-            self.assertEqual(outside, [], library)
+            for entry in filter(None, rpath.split(":")):
+                directory = os.path.normpath(entry.replace("$ORIGIN", os.path.dirname(library)))
+                self.assertIn(directory, package_dirs, f"{library}: rpath {rpath}")
+
+        # Each bundled library's license notice, from the Debian package it came from.
+        licenses = self.query(python)["licenses"]
+        listing = licenses["bundled/LIBRARIES.txt"]
+        for library in bundled:
+            line = re.search(
+                rf"^mlir_execution_engine\.libs/{re.escape(os.path.basename(library))}: .*, (\S+)$",
+                listing,
+                re.MULTILINE,
+            )
+            self.assertIsNotNone(line, f"{library} is not in LIBRARIES.txt:\n{listing}")
+            self.assertIn("Copyright", licenses[line.group(1)])
+        icu = re.search(r"/libicuuc\S*: .*, (\S+)$", listing, re.MULTILINE).group(1)
+        self.assertIn("Unicode, Inc.", licenses[icu])
+        self.assertIn("Apache License", licenses["bundled/common-licenses/Apache-2.0"])
 
         broken = os.path.join(self.tmp, "broken")
         shutil.copytree(site, broken, symlinks=True, ignore=shutil.ignore_patterns("numpy*"))
