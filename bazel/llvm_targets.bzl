@@ -128,6 +128,27 @@ LLVM_PROJECT_TARGETS = {
         "deps": ["mlir:IR", "mlir:Pass"],
         "lib": "libMLIR",
     },
+    # mlir/BUILD.bazel cc_library "ArithDialect".
+    "mlir:ArithDialect": {
+        "kind": "cc_library",
+        "hdrs": ["include/mlir/Dialect/Arith/IR/Arith.h"],
+        "deps": ["mlir:IR"],
+        "lib": "libMLIR",
+    },
+    # mlir/BUILD.bazel cc_library "ArithTransforms".
+    "mlir:ArithTransforms": {
+        "kind": "cc_library",
+        "hdrs": ["include/mlir/Dialect/Arith/Transforms/*.h"],
+        "deps": ["mlir:ArithDialect", "mlir:Pass", "mlir:TransformUtils"],
+        "lib": "libMLIR",
+    },
+    # mlir/BUILD.bazel cc_library "VectorDialect".
+    "mlir:VectorDialect": {
+        "kind": "cc_library",
+        "hdrs": ["include/mlir/Dialect/Vector/IR/*.h"],
+        "deps": ["mlir:IR"],
+        "lib": "libMLIR",
+    },
     # mlir/BUILD.bazel cc_library "MathTransforms".
     "mlir:MathTransforms": {
         "kind": "cc_library",

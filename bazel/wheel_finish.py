@@ -6,12 +6,14 @@ Usage: wheel_finish.py REPAIRED_DIR OUTPUT_DIR (patchelf and dpkg-query on PATH)
   which auditwheel keeps) are dropped: the installed libraries look for others
   only inside the wheel;
 - the license notice of every library auditwheel bundled goes into the
-  wheel's `licenses/bundled/`: the copyright file of the Debian package the
-  library came from, the common licenses it refers to, and LIBRARIES.txt
-  saying which package and version each library is.
+  wheel's `licenses/bundled/`: the copyright file of the Debian package whose
+  file it is (same name, same hash), the common licenses that refers to, and
+  LIBRARIES.txt saying which package and version each library is. A library
+  no single package installed stops the build.
 """
 
 import glob
+import hashlib
 import os
 import re
 import subprocess
@@ -25,7 +27,10 @@ COMMON_LICENSES = "/usr/share/common-licenses/"
 
 
 def main(repaired_dir, output_dir):
-    (repaired,) = glob.glob(os.path.join(repaired_dir, "*.whl"))
+    wheels = glob.glob(os.path.join(repaired_dir, "*.whl"))
+    if len(wheels) != 1:
+        fail(f"auditwheel wrote {len(wheels)} wheels, expected one: {wheels}")
+    (repaired,) = wheels
     with zipfile.ZipFile(repaired) as whl, tempfile.TemporaryDirectory() as tmp:
         whl.extractall(tmp)
         entries = [n for n in whl.namelist() if not n.endswith("/")]
@@ -38,13 +43,16 @@ def main(repaired_dir, output_dir):
             with open(os.path.join(tmp, name), "rb") as f:
                 contents[name] = f.read()
     libs = sorted(n for n in entries if n.split("/")[0].endswith(".libs"))
-    notices = bundled_notices(libs)
-    for path, text in notices.items():
-        contents[f"{dist_info}/licenses/{path}"] = text
-    metadata = f"{dist_info}/METADATA"
-    headers, _, description = contents[metadata].decode().partition("\n\n")
-    headers += "".join(f"\nLicense-File: {path}" for path in sorted(notices))
-    contents[metadata] = f"{headers}\n\n{description}".encode()
+    if libs:
+        notices = bundled_notices(libs)
+        for path, text in notices.items():
+            contents[f"{dist_info}/licenses/{path}"] = text
+        metadata = f"{dist_info}/METADATA"
+        headers, _, description = contents[metadata].decode().partition("\n\n")
+        headers = headers.rstrip("\n") + "".join(
+            f"\nLicense-File: {path}" for path in sorted(notices)
+        )
+        contents[metadata] = f"{headers}\n\n{description}".encode()
     contents.pop(f"{dist_info}/RECORD")
     write_wheel(os.path.join(output_dir, os.path.basename(repaired)), dist_info, contents)
 
@@ -75,22 +83,21 @@ def bundled_notices(libs):
     notices = {}
     listing = []
     for lib in libs:
-        # auditwheel inserts a hash of the content: libLLVM-1bdef530.so.22.1.
-        original = re.sub(r"-[0-9a-f]{8}(\.so)", r"\1", os.path.basename(lib))
-        package = owning_package(original)
-        version = run("dpkg-query", "--show", "--showformat=${Version}", package)
-        with open(f"/usr/share/doc/{package}/copyright", "rb") as f:
+        original, package, version = bundled_from(lib)
+        name = package.split(":")[0]
+        copyright_path = f"/usr/share/doc/{name}/copyright"
+        if not os.path.isfile(copyright_path):
+            fail(
+                f"Debian's {package} installed {original}, bundled as {lib}, but not {copyright_path}"
+            )
+        with open(copyright_path, "rb") as f:
             copyright_text = f.read()
-        notices[f"bundled/{package}/copyright"] = copyright_text
-        for common in sorted(
-            set(re.findall(rb"/usr/share/common-licenses/([\w.+-]+)", copyright_text))
-        ):
-            path = COMMON_LICENSES + common.decode()
-            if os.path.isfile(path):
-                with open(path, "rb") as f:
-                    notices[f"bundled/common-licenses/{common.decode()}"] = f.read()
+        notices[f"bundled/{name}/copyright"] = copyright_text
+        for common in common_licenses(copyright_text.decode("utf-8", "replace")):
+            with open(COMMON_LICENSES + common, "rb") as f:
+                notices[f"bundled/common-licenses/{common}"] = f.read()
         listing.append(
-            f"{lib}: {original} of Debian's {package} {version}, bundled/{package}/copyright\n"
+            f"{lib}: {original} of Debian's {name} {version}, bundled/{name}/copyright\n"
         )
     notices["bundled/LIBRARIES.txt"] = (
         "The shared libraries bundled in this wheel, the Debian packages they come from and\n"
@@ -100,27 +107,65 @@ def bundled_notices(libs):
     return notices
 
 
-def owning_package(library):
-    """The Debian package installing `library` as a file (not a symlink)."""
+def bundled_from(lib):
+    """(original file name, Debian package with its architecture, version) of
+    the bundled library `lib`. auditwheel names a copy by inserting the first
+    8 hex digits of the original's sha256 before the first dot:
+    libLLVM.so.22.1 -> libLLVM-1bdef530.so.22.1."""
+    base, _, extension = os.path.basename(lib).partition(".")
+    match = re.fullmatch(r"(.+)-([0-9a-f]{8})", base)
+    if not match:
+        fail(f"{lib} is not named as auditwheel names the libraries it bundles")
+    original = f"{match.group(1)}.{extension}"
     result = subprocess.run(
-        ["dpkg-query", "--search", f"*/{library}"], capture_output=True, text=True
+        ["dpkg-query", "--search", f"*/{original}"], capture_output=True, text=True
     )
     owners = set()
     for line in result.stdout.splitlines():
         packages, _, path = line.partition(": ")
-        if os.path.isfile(path) and not os.path.islink(path):
-            owners.update(p.strip().split(":")[0] for p in packages.split(","))
+        if line.startswith("diversion by") or not os.path.isfile(path) or os.path.islink(path):
+            continue
+        with open(path, "rb") as f:
+            if hashlib.sha256(f.read()).hexdigest()[:8] != match.group(2):
+                continue
+        owners.update(p.strip() for p in packages.split(","))
     if len(owners) != 1:
-        sys.exit(
-            f"wheel_finish.py: auditwheel bundled {library}, which is not the file of exactly one "
+        fail(
+            f"auditwheel bundled {original} as {lib}, which is not the file of exactly one "
             f"Debian package (owners: {sorted(owners) or 'none'}), so its license notice is unknown. "
             "Build the wheel against LLVM/MLIR and libraries installed from Debian's packages."
         )
-    return owners.pop()
+    (package,) = owners
+    return original, package, run("dpkg-query", "--show", "--showformat=${Version}", package)
+
+
+def common_licenses(copyright_text):
+    """The files of /usr/share/common-licenses a Debian copyright file refers to
+    (`.../GPL-2.` at a sentence's end, `.../{MPL-1.1,GPL-2}`)."""
+    names = set()
+    for braced, single in re.findall(
+        r"/usr/share/common-licenses/(?:\{([^}]*)\}|([\w.+-]*))", copyright_text
+    ):
+        for name in braced.split(",") if braced else [single.rstrip(".")]:
+            name = name.strip()
+            if name and not os.path.isfile(COMMON_LICENSES + name):
+                fail(
+                    f"a Debian copyright file refers to {COMMON_LICENSES}{name}, which is not there"
+                )
+            if name:
+                names.add(name)
+    return sorted(names)
 
 
 def run(*cmd):
-    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip()
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    if result.returncode != 0:
+        fail(f"{' '.join(cmd)} failed: {result.stderr.strip()}")
+    return result.stdout.strip()
+
+
+def fail(message):
+    sys.exit(f"wheel_finish.py: {message}; the wheel is not written.")
 
 
 if __name__ == "__main__":

@@ -92,6 +92,9 @@ UPSTREAM = {
     "mlir:Pass": _lib(hdrs=["include/mlir/Pass/*.h"]),
     # approximate: upstream excludes Passes.h, which "Transforms" exports.
     "mlir:TransformUtils": _lib(hdrs=["include/mlir/Transforms/*.h"]),
+    "mlir:ArithDialect": _lib(hdrs=["include/mlir/Dialect/Arith/IR/Arith.h"]),
+    "mlir:ArithTransforms": _lib(hdrs=["include/mlir/Dialect/Arith/Transforms/*.h"]),
+    "mlir:VectorDialect": _lib(hdrs=["include/mlir/Dialect/Vector/IR/*.h"]),
     "mlir:MathTransforms": _lib(hdrs=["include/mlir/Dialect/Math/Transforms/*.h"]),
     "mlir:ToLLVMIRTranslation": _lib(
         hdrs=[

@@ -2,8 +2,13 @@
 
 #include "mlir-c/JitPasses.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -44,9 +49,90 @@ struct ApproximateMathPass
   }
 };
 
+/// Whether `type` (or its elements) is `elementType`.
+template <typename ElementType> bool isOf(Type type) {
+  return isa<ElementType>(getElementTypeOrSelf(type));
+}
+
+/// A min/max of bf16 as one of f32, exact: LLVM would round the result back
+/// with AVX512-BF16's vcvtneps2bf16, which flushes subnormals to zero.
+template <typename MinMaxOp>
+struct MinMaxOfBF16AsF32 : public OpRewritePattern<MinMaxOp> {
+  using OpRewritePattern<MinMaxOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MinMaxOp op,
+                                PatternRewriter &rewriter) const final {
+    Type type = op.getType();
+    if (!isOf<BFloat16Type>(type))
+      return failure();
+    Type f32 = rewriter.getF32Type();
+    if (auto shaped = dyn_cast<ShapedType>(type))
+      f32 = shaped.clone(f32);
+    Location loc = op.getLoc();
+    Value lhs = arith::ExtFOp::create(rewriter, loc, f32, op.getLhs());
+    Value rhs = arith::ExtFOp::create(rewriter, loc, f32, op.getRhs());
+    Value result =
+        MinMaxOp::create(rewriter, loc, lhs, rhs, op.getFastmathAttr());
+    rewriter.replaceOpWithNewOp<arith::TruncFOp>(op, type, result);
+    return success();
+  }
+};
+
+/// Upstream's arith-expand{include-bf16} but for float min/max, which
+/// convert-arith-to-llvm makes LLVM's minimum/maximum/minnum/maxnum
+/// intrinsics: LLVM vectorizes their reductions (a row max), not the
+/// compare-and-select arith-expand writes for them (which also orders -0
+/// and +0 wrongly).
+struct ExpandArithPass : public PassWrapper<ExpandArithPass, OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ExpandArithPass)
+
+  StringRef getArgument() const final { return "jit-expand-arith"; }
+  StringRef getDescription() const final {
+    return "Expand the arith ops convert-arith-to-llvm does not lower (integer "
+           "ceil/floor division, scaling casts) or lowers inexactly (bf16 "
+           "casts, bf16 min/max), leaving float min/max to LLVM";
+  }
+  void getDependentDialects(DialectRegistry &registry) const final {
+    registry.insert<arith::ArithDialect, vector::VectorDialect>();
+  }
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    arith::populateArithExpandOpsPatterns(patterns);
+    arith::populateExpandBFloat16Patterns(patterns);
+    patterns.add<MinMaxOfBF16AsF32<arith::MaximumFOp>,
+                 MinMaxOfBF16AsF32<arith::MinimumFOp>,
+                 MinMaxOfBF16AsF32<arith::MaxNumFOp>,
+                 MinMaxOfBF16AsF32<arith::MinNumFOp>>(&getContext());
+    ConversionTarget target(getContext());
+    target.addLegalDialect<arith::ArithDialect, vector::VectorDialect>();
+    target.addIllegalOp<arith::CeilDivSIOp, arith::CeilDivUIOp,
+                        arith::FloorDivSIOp, arith::ScalingExtFOp,
+                        arith::ScalingTruncFOp>();
+    target.addDynamicallyLegalOp<arith::MaximumFOp, arith::MinimumFOp,
+                                 arith::MaxNumFOp, arith::MinNumFOp>(
+        [](Operation *op) {
+          return !isOf<BFloat16Type>(op->getResult(0).getType());
+        });
+    target.addDynamicallyLegalOp<arith::ExtFOp>([](arith::ExtFOp op) {
+      return !(isOf<BFloat16Type>(op.getIn().getType()) &&
+               isOf<Float32Type>(op.getType()));
+    });
+    target.addDynamicallyLegalOp<arith::TruncFOp>([](arith::TruncFOp op) {
+      return !(isOf<Float32Type>(op.getIn().getType()) &&
+               isOf<BFloat16Type>(op.getType()));
+    });
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
 } // namespace
 
 void mlirRegisterJitPasses(void) {
   static std::once_flag once;
-  std::call_once(once, [] { PassRegistration<ApproximateMathPass>(); });
+  std::call_once(once, [] {
+    PassRegistration<ApproximateMathPass>();
+    PassRegistration<ExpandArithPass>();
+  });
 }

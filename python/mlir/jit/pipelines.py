@@ -27,9 +27,11 @@ _LOWERING = (
     "convert-scf-to-cf,"
     "expand-strided-metadata,"
     "lower-affine,"
-    # bf16 rounding as integer code: LLVM would use AVX512-BF16's
-    # vcvtneps2bf16 where the CPU has it, which flushes subnormals to zero.
-    "arith-expand{include-bf16},"
+    # arith-expand{include-bf16} (bf16 rounding as integer code: LLVM would
+    # use AVX512-BF16's vcvtneps2bf16 where the CPU has it, which flushes
+    # subnormals to zero) but for f32 and f64 min/max, left to LLVM's
+    # intrinsics, whose reductions it vectorizes.
+    "jit-expand-arith,"
     "convert-vector-to-llvm,"
     "convert-ub-to-llvm,"
     # Allocates through functions jit() provides (huge pages for large
