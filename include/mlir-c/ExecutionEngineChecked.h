@@ -112,6 +112,26 @@ typedef struct MlirExecutionEngineCacheStatistics {
 MLIR_CAPI_EXPORTED MlirExecutionEngineCacheStatistics
 mlirExecutionEngineGetCacheStatistics(void);
 
+/// The bound `MLIR_JIT_CACHE_MAX_BYTES` sets on a cache's size (a decimal
+/// number of bytes; unset or blank for the default, 1 GiB). Returns false if
+/// it is invalid, which caches nothing.
+MLIR_CAPI_EXPORTED bool mlirExecutionEngineGetCacheMaxBytes(uint64_t *maxBytes);
+
+/// Sets `*entries` and `*bytes` to the count and total size of the cache
+/// entries in `directory` (0 if it does not exist). Fails, passing the reason
+/// to `onError`, if it cannot be read.
+MLIR_CAPI_EXPORTED MlirLogicalResult mlirExecutionEngineGetCacheContents(
+    MlirStringRef directory, int64_t *entries, uint64_t *bytes,
+    MlirStringCallback onError, void *userData);
+
+/// Removes every cache entry in `directory`, and the temporary files writers
+/// left an hour ago or more (not those being written); sets `*removed` to the
+/// number of entries removed. Fails, passing the reason to `onError`, if the
+/// directory cannot be read or a file cannot be removed.
+MLIR_CAPI_EXPORTED MlirLogicalResult
+mlirExecutionEngineClearCache(MlirStringRef directory, int64_t *removed,
+                              MlirStringCallback onError, void *userData);
+
 //===----------------------------------------------------------------------===//
 // Checked API: each reports a failure and its reason through `onError`
 // (called once with the whole message, may be NULL) instead of aborting or

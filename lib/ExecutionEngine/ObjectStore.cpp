@@ -3,6 +3,7 @@
 #include "ObjectStore.h"
 #include "OrcEngine.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -91,40 +92,58 @@ uint64_t maxBytes(std::string &error) {
   return value;
 }
 
+/// An entry, or a writer's temporary file for one.
+struct StoreFile {
+  std::string path;
+  sys::TimePoint<> modified;
+  uint64_t size;
+  bool temporary;
+};
+
+/// The entries and writers' temporary files of `directory` (regular files;
+/// symbolic links are not followed): none if it does not exist.
+std::error_code listStoreFiles(StringRef directory,
+                               std::vector<StoreFile> &files) {
+  std::error_code ec;
+  sys::fs::directory_iterator it(directory, ec, /*follow_symlinks=*/false);
+  if (ec == std::errc::no_such_file_or_directory)
+    return {};
+  for (sys::fs::directory_iterator end; !ec && it != end; it.increment(ec)) {
+    StringRef name = sys::path::filename(it->path());
+    bool temporary = isStoreFile(name, /*temporary=*/true);
+    sys::fs::file_status status;
+    if ((!temporary && !isStoreFile(name, /*temporary=*/false)) ||
+        sys::fs::status(it->path(), status, /*follow=*/false) ||
+        status.type() != sys::fs::file_type::regular_file)
+      continue;
+    files.push_back({it->path(), status.getLastModificationTime(),
+                     status.getSize(), temporary});
+  }
+  return ec;
+}
+
+bool isStale(const StoreFile &file) {
+  return std::chrono::system_clock::now() - file.modified > kStaleTemporary;
+}
+
 /// Removes the least recently used entries (by modification time, which a
 /// hit renews) until the directory holds at most `limit` bytes, keeping
 /// `newest`; and temporary files writers left behind.
 void evict(StringRef directory, StringRef newest, uint64_t limit) {
-  struct Entry {
-    std::string path;
-    sys::TimePoint<> used;
-    uint64_t size;
-  };
-  std::vector<Entry> entries;
+  std::vector<StoreFile> entries;
+  (void)listStoreFiles(directory, entries);
   uint64_t total = 0;
-  auto now = std::chrono::system_clock::now();
-  std::error_code ec;
-  for (sys::fs::directory_iterator it(directory, ec), end; it != end && !ec;
-       it.increment(ec)) {
-    sys::fs::file_status status;
-    if (sys::fs::status(it->path(), status) ||
-        status.type() != sys::fs::file_type::regular_file)
-      continue;
-    StringRef name = sys::path::filename(it->path());
-    if (isStoreFile(name, /*temporary=*/true)) {
-      if (now - status.getLastModificationTime() > kStaleTemporary)
-        sys::fs::remove(it->path());
-      continue;
-    }
-    if (!isStoreFile(name, /*temporary=*/false))
-      continue;
-    entries.push_back(
-        {it->path(), status.getLastModificationTime(), status.getSize()});
-    total += status.getSize();
+  for (const StoreFile &file : entries) {
+    if (file.temporary && isStale(file))
+      sys::fs::remove(file.path);
+    total += file.temporary ? 0 : file.size;
   }
+  llvm::erase_if(entries, [](const StoreFile &file) { return file.temporary; });
   std::sort(entries.begin(), entries.end(),
-            [](const Entry &a, const Entry &b) { return a.used < b.used; });
-  for (const Entry &entry : entries) {
+            [](const StoreFile &a, const StoreFile &b) {
+              return a.modified < b.modified;
+            });
+  for (const StoreFile &entry : entries) {
     if (total <= limit)
       break;
     if (sys::path::filename(entry.path) == (newest + kSuffix).str())
@@ -132,6 +151,11 @@ void evict(StringRef directory, StringRef newest, uint64_t limit) {
     if (!sys::fs::remove(entry.path))
       total -= entry.size;
   }
+}
+
+std::string unreadableDirectory(StringRef directory, std::error_code ec) {
+  return "cannot read the cache directory '" + directory.str() +
+         "': " + ec.message();
 }
 
 /// Why the directory `fd` may hold code another user wrote, or "". The
@@ -353,5 +377,52 @@ ObjectStoreStatistics objectStoreStatistics() {
 }
 
 void countCompilation() { ++compilations; }
+
+std::optional<uint64_t> cacheMaxBytes() {
+  std::string error;
+  uint64_t limit = maxBytes(error);
+  return error.empty() ? std::optional<uint64_t>(limit) : std::nullopt;
+}
+
+std::optional<ObjectStoreContents> describeObjectStore(StringRef directory,
+                                                       std::string &error) {
+  std::vector<StoreFile> files;
+  if (std::error_code ec = listStoreFiles(directory, files)) {
+    error = unreadableDirectory(directory, ec);
+    return std::nullopt;
+  }
+  ObjectStoreContents contents{0, 0};
+  for (const StoreFile &file : files) {
+    if (file.temporary)
+      continue;
+    ++contents.entries;
+    contents.bytes += file.size;
+  }
+  return contents;
+}
+
+std::optional<int64_t> clearObjectStore(StringRef directory,
+                                        std::string &error) {
+  std::vector<StoreFile> files;
+  if (std::error_code ec = listStoreFiles(directory, files)) {
+    error = unreadableDirectory(directory, ec);
+    return std::nullopt;
+  }
+  int64_t removed = 0;
+  for (const StoreFile &file : files) {
+    if (file.temporary && !isStale(file))
+      continue; // being written
+    std::error_code ec =
+        sys::fs::remove(file.path, /*IgnoreNonExisting=*/false);
+    if (ec == std::errc::no_such_file_or_directory)
+      continue; // another process evicted it
+    if (ec) {
+      error = "cannot remove '" + file.path + "': " + ec.message();
+      return std::nullopt;
+    }
+    removed += !file.temporary;
+  }
+  return removed;
+}
 
 } // namespace mlir_execution_engine

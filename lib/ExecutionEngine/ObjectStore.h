@@ -56,6 +56,26 @@ void removeObject(llvm::StringRef directory, llvm::StringRef key);
 std::string storeObject(llvm::StringRef directory, llvm::StringRef key,
                         llvm::StringRef metadata, llvm::StringRef object);
 
+/// The bound `MLIR_JIT_CACHE_MAX_BYTES` sets (a decimal number of bytes;
+/// unset or blank for the default, 1 GiB), or none if it is invalid, which
+/// caches nothing.
+std::optional<uint64_t> cacheMaxBytes();
+
+struct ObjectStoreContents {
+  int64_t entries;
+  uint64_t bytes;
+};
+/// The entries of `directory` (none if it does not exist), or none with
+/// `error` if it cannot be read.
+std::optional<ObjectStoreContents>
+describeObjectStore(llvm::StringRef directory, std::string &error);
+
+/// Removes every entry of `directory`, and the temporary files writers left
+/// an hour ago or more (not those being written); returns how many entries,
+/// or none with `error`.
+std::optional<int64_t> clearObjectStore(llvm::StringRef directory,
+                                        std::string &error);
+
 /// Counts, for this process.
 struct ObjectStoreStatistics {
   int64_t hits, misses, stores, compilations;

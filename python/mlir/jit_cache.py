@@ -15,22 +15,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
-import time
 from typing import Any
 
 from ._mlir_libs import _mlirExecutionEngine as _native
 
 __all__ = ["default_cache_dir", "info", "clear", "max_bytes", "statistics", "main"]
-
-# An entry, and a writer's temporary file for one: the only files the cache
-# touches, in a directory that may hold others.
-_ENTRY = re.compile(r"[0-9a-f]{64}\.mlirjit")
-_TEMPORARY = re.compile(r"[0-9a-f]{64}\.mlirjit\.tmp-[0-9A-Za-z]{12}")
-# A temporary file older than this was left by a writer that died.
-_STALE_TEMPORARY = 3600
-DEFAULT_MAX_BYTES = 1 << 30
 
 
 def default_cache_dir() -> str:
@@ -42,59 +32,27 @@ def default_cache_dir() -> str:
     return os.path.join(base, "mlir_execution_engine")
 
 
-def _files(cache_dir: str, pattern: re.Pattern[str]) -> list[os.DirEntry[str]]:
-    """The regular files of `cache_dir` whose names match `pattern` (none if
-    it does not exist; NotADirectoryError if it is no directory)."""
-    try:
-        with os.scandir(cache_dir) as entries:
-            return [
-                e for e in entries if pattern.fullmatch(e.name) and e.is_file(follow_symlinks=False)
-            ]
-    except FileNotFoundError:
-        return []
-
-
 def max_bytes() -> int | None:
-    """The bound `MLIR_JIT_CACHE_MAX_BYTES` sets, as the engine reads it (a
-    decimal number of bytes; unset or blank for the default), or None if it
-    is invalid, which caches nothing."""
-    text = os.environ.get("MLIR_JIT_CACHE_MAX_BYTES", "").strip()
-    if not text:
-        return DEFAULT_MAX_BYTES
-    if text.isascii() and text.isdigit() and int(text) < 2**64:
-        return int(text)
-    return None
+    """The bound `MLIR_JIT_CACHE_MAX_BYTES` sets (a decimal number of bytes;
+    unset or blank for the default, 1 GiB), or None if it is invalid, which
+    caches nothing."""
+    return _native._cache_max_bytes()
 
 
 def info(cache_dir: str | None = None) -> dict[str, Any]:
     """The cache's directory, entry count, size in bytes and size bound
-    (None if MLIR_JIT_CACHE_MAX_BYTES is invalid)."""
+    (None if MLIR_JIT_CACHE_MAX_BYTES is invalid). OSError if the directory
+    cannot be read."""
     cache_dir = cache_dir or default_cache_dir()
-    entries = _files(cache_dir, _ENTRY)
-    return {
-        "directory": cache_dir,
-        "entries": len(entries),
-        "bytes": sum(e.stat(follow_symlinks=False).st_size for e in entries),
-        "max_bytes": max_bytes(),
-    }
+    entries, size = _native._cache_contents(cache_dir)
+    return {"directory": cache_dir, "entries": entries, "bytes": size, "max_bytes": max_bytes()}
 
 
 def clear(cache_dir: str | None = None) -> int:
     """Removes every entry, and temporary files writers left an hour ago or
-    more (not those being written); returns how many entries."""
-    cache_dir = cache_dir or default_cache_dir()
-    stale = time.time() - _STALE_TEMPORARY
-    files = _files(cache_dir, _ENTRY) + [
-        e for e in _files(cache_dir, _TEMPORARY) if e.stat().st_mtime < stale
-    ]
-    removed = 0
-    for entry in files:
-        try:
-            os.remove(entry.path)
-        except FileNotFoundError:
-            continue  # another process evicted it
-        removed += bool(_ENTRY.fullmatch(entry.name))
-    return removed
+    more (not those being written); returns how many entries. OSError if
+    the directory cannot be read or a file cannot be removed."""
+    return _native._cache_clear(cache_dir or default_cache_dir())
 
 
 def statistics() -> dict[str, int]:

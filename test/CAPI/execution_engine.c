@@ -468,6 +468,29 @@ void testCache(MlirContext ctx) {
   }
   printStatistics("keyed by the module");
 
+  // What the directory holds, and emptying it.
+  // CHECK: contents: 1 entries 2 bytes 1
+  // CHECK: cleared: 1 removed 2
+  // CHECK: contents: 1 entries 0 bytes 0
+  // CHECK: max bytes: 1 1073741824
+  int64_t entries = -1, removed = -1;
+  uint64_t bytes = 0, maxBytes = 0;
+  MlirLogicalResult status = mlirExecutionEngineGetCacheContents(
+      str(dir), &entries, &bytes, printLabelled, (void *)"error");
+  printf("contents: %d entries %lld bytes %d\n",
+         mlirLogicalResultIsSuccess(status), (long long)entries, bytes > 0);
+  status = mlirExecutionEngineClearCache(str(dir), &removed, printLabelled,
+                                         (void *)"error");
+  printf("cleared: %d removed %lld\n", mlirLogicalResultIsSuccess(status),
+         (long long)removed);
+  status = mlirExecutionEngineGetCacheContents(str(dir), &entries, &bytes,
+                                               printLabelled, (void *)"error");
+  printf("contents: %d entries %lld bytes %llu\n",
+         mlirLogicalResultIsSuccess(status), (long long)entries,
+         (unsigned long long)bytes);
+  bool valid = mlirExecutionEngineGetCacheMaxBytes(&maxBytes);
+  printf("max bytes: %d %llu\n", valid, (unsigned long long)maxBytes);
+
   // CHECK: error: creating an engine from the cache needs a cache directory and
   // a cache key
   jit = mlirExecutionEngineCreateFromCache(&options, printLabelled,
@@ -484,6 +507,12 @@ void testCache(MlirContext ctx) {
   jit = requireEngine(mlirExecutionEngineCreateWithOptions(
       module, &options, printLabelled, (void *)"error"));
   invokeAdd(jit, "uncached");
+  // CHECK: error: cannot read the cache directory '{{.*}}/file/cache': Not a
+  // directory
+  // CHECK: unreadable: 0
+  status = mlirExecutionEngineGetCacheContents(str(blocked), &entries, &bytes,
+                                               printLabelled, (void *)"error");
+  printf("unreadable: %d\n", mlirLogicalResultIsSuccess(status));
   mlirExecutionEngineDestroy(jit);
   mlirModuleDestroy(module);
 }

@@ -380,13 +380,31 @@ subprocess.run(
 )
 print("after clear:", sorted(os.listdir(keys)))
 # CHECK: after clear: ['0000000000000000000000000000000000000000000000000000000000000000.mlirjit.tmp-0123456789ab', 'notes.mlirjit', 'report.tmp-draft']
+# A temporary file left two hours ago by a writer that died goes too; an
+# invalid bound shows as None (the engine then caches nothing).
+os.utime(temporary, (time.time() - 7200, time.time() - 7200))
+cleared = subprocess.run(
+    [sys.executable, "-m", "mlir.jit_cache", "clear", "--dir", keys],
+    check=True,
+    capture_output=True,
+    text=True,
+).stdout
+invalid = subprocess.run(
+    [sys.executable, "-m", "mlir.jit_cache", "info", "--dir", keys],
+    env=dict(os.environ, MLIR_JIT_CACHE_MAX_BYTES="12kb"),
+    check=True,
+    capture_output=True,
+    text=True,
+).stdout
+print("stale:", cleared.strip(), sorted(os.listdir(keys)), invalid.split()[-1])
+# CHECK: stale: removed 0 entries from {{.*}}keys ['notes.mlirjit', 'report.tmp-draft'] None
 not_a_directory = subprocess.run(
     [sys.executable, "-m", "mlir.jit_cache", "info", "--dir", blocker],
     capture_output=True,
     text=True,
 )
 print("info of a file:", not_a_directory.returncode, not_a_directory.stderr.strip())
-# CHECK: info of a file: 1 python -m mlir.jit_cache: [Errno 20] Not a directory: '{{.*}}blocker'
+# CHECK: info of a file: 1 python -m mlir.jit_cache: cannot read the cache directory '{{.*}}blocker': Not a directory
 
 
 # 8. Entries whose checksum holds (LLVM's xxh3_64bits). Such an entry is read

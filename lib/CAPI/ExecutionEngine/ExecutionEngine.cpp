@@ -125,6 +125,43 @@ mlirExecutionEngineGetCacheStatistics(void) {
   return {counts.hits, counts.misses, counts.stores, counts.compilations};
 }
 
+extern "C" bool mlirExecutionEngineGetCacheMaxBytes(uint64_t *maxBytes) {
+  std::optional<uint64_t> limit = mlir_execution_engine::cacheMaxBytes();
+  if (limit)
+    *maxBytes = *limit;
+  return limit.has_value();
+}
+
+extern "C" MlirLogicalResult
+mlirExecutionEngineGetCacheContents(MlirStringRef directory, int64_t *entries,
+                                    uint64_t *bytes, MlirStringCallback onError,
+                                    void *userData) {
+  std::string error;
+  auto contents =
+      mlir_execution_engine::describeObjectStore(unwrap(directory), error);
+  if (!contents) {
+    report(onError, userData, error);
+    return mlirLogicalResultFailure();
+  }
+  *entries = contents->entries;
+  *bytes = contents->bytes;
+  return mlirLogicalResultSuccess();
+}
+
+extern "C" MlirLogicalResult
+mlirExecutionEngineClearCache(MlirStringRef directory, int64_t *removed,
+                              MlirStringCallback onError, void *userData) {
+  std::string error;
+  auto count =
+      mlir_execution_engine::clearObjectStore(unwrap(directory), error);
+  if (!count) {
+    report(onError, userData, error);
+    return mlirLogicalResultFailure();
+  }
+  *removed = *count;
+  return mlirLogicalResultSuccess();
+}
+
 extern "C" MlirExecutionEngine
 mlirExecutionEngineCreateChecked(MlirModule op, int optLevel, int numPaths,
                                  const MlirStringRef *sharedLibPaths,
