@@ -368,10 +368,18 @@ MUTANTS = [
     {
         "name": "cache_evicts_most_recently_used",
         "file": "lib/ExecutionEngine/ObjectStore.cpp",
-        "search": "return a.used < b.used;",
-        "replace": "return a.used > b.used;",
+        "search": "return a.modified < b.modified;",
+        "replace": "return a.modified > b.modified;",
         "tests": [PY + "jit_cache"],
         "why": "eviction removes the entries just used and keeps stale ones",
+    },
+    {
+        "name": "cache_clear_spares_stale_temporaries",
+        "file": "lib/ExecutionEngine/ObjectStore.cpp",
+        "search": "if (file.temporary && !isStale(file))",
+        "replace": "if (file.temporary)",
+        "tests": [PY + "jit_cache"],
+        "why": "clearing the cache leaves the temporary files of writers that died",
     },
     {
         "name": "jit_cache_key_without_pipeline",
