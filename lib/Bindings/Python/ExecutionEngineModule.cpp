@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "JitCache.h"
 #include "JitCallbacks.h"
 #include "JitFunction.h"
 #include "JitIR.h"
@@ -317,21 +318,9 @@ PyExecutionEngine *create(MlirModule module, const EngineOptions &options) {
   return new PyExecutionEngine(engine, compileStack);
 }
 
-/// Raises OSError(`message`): the cache's files cannot be read or removed.
-[[noreturn]] void throwOSError(const std::string &message) {
-  PyErr_SetString(PyExc_OSError, message.c_str());
-  throw py::error_already_set();
-}
-
-} // namespace
-
-PYBIND11_MODULE(_mlirExecutionEngine, m) {
-  m.doc() = "MLIR JIT execution engine over the MLIR C API";
-  registerUtf8SafeExceptions();
-  // For jit()'s pipelines, and any pipeline text that names them.
-  mlirRegisterJitPasses();
-
-  py::class_<PyExecutionEngine>(m, "ExecutionEngine")
+/// The constructor, and the capsule an engine crosses C API users in.
+void defineCreation(py::class_<PyExecutionEngine> &engine) {
+  engine
       .def(
           py::init([](py::object module, int optLevel,
                       std::vector<std::string> sharedLibs,
@@ -375,6 +364,33 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
           "GDB and perf about the jitted code. With `cache_dir`, the "
           "compiled object is loaded from, or stored in, that directory's "
           "persistent cache (see mlir.jit_cache).")
+      .def_property_readonly(
+          "_CAPIPtr",
+          [](PyExecutionEngine &self) {
+            return py::reinterpret_steal<py::object>(
+                mlirPythonExecutionEngineToCapsule(self.get()));
+          })
+      .def_static(
+          "_CAPICreate",
+          [](py::object capsule) {
+            MlirExecutionEngine engine =
+                mlirPythonCapsuleToExecutionEngine(capsule.ptr());
+            if (mlirExecutionEngineIsNull(engine)) {
+              PyErr_Clear();
+              throw py::type_error("expected an ExecutionEngine capsule");
+            }
+            return new PyExecutionEngine(engine, /*compileStack=*/0);
+          },
+          py::arg("capsule"),
+          "Take ownership of the engine in `capsule`; its previous owner "
+          "must have released it.")
+      .def("_testing_release", &PyExecutionEngine::release,
+           "Release the engine without destroying it (for testing).");
+}
+
+/// What the engine's functions are, and the symbols Python adds.
+void defineSymbols(py::class_<PyExecutionEngine> &engine) {
+  engine
       .def(
           "raw_lookup",
           [](PyExecutionEngine &self, const std::string &name) -> uintptr_t {
@@ -397,23 +413,6 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
           "of its packed wrapper `void(void **)`, or 0 if the module defines "
           "no such function. Raises RuntimeError if the function exists but "
           "uses symbols that are neither defined nor registered.")
-      .def_property_readonly(
-          "_cache_annotation",
-          [](PyExecutionEngine &self) {
-            std::string annotation;
-            mlirExecutionEngineGetCacheAnnotation(self.get(), appendToString,
-                                                  &annotation);
-            return annotation;
-          },
-          "The caller's data stored with the cache entry (mlir.jit's "
-          "analysis of the module).")
-      .def(
-          "_remove_cache_entry",
-          [](PyExecutionEngine &self) {
-            return mlirExecutionEngineRemoveCacheEntry(self.get());
-          },
-          "Removes the cache entry the engine was loaded from (its "
-          "annotation is unusable); False if it was not loaded from one.")
       .def(
           "_packed_arguments",
           [](PyExecutionEngine &self,
@@ -469,7 +468,12 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
           "Register `callback` (a ctypes object whose `.value` is the "
           "function's address) as the symbol `name` in the jitted code. The "
           "engine keeps `callback` referenced for its whole lifetime. "
-          "Register runtimes before the first lookup or invocation.")
+          "Register runtimes before the first lookup or invocation.");
+}
+
+/// Its global constructors, its object code and its cache entry.
+void defineLifecycle(py::class_<PyExecutionEngine> &engine) {
+  engine
       .def(
           "initialize",
           [](PyExecutionEngine &self) {
@@ -499,27 +503,36 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
           },
           py::arg("file_name"), "Dump ExecutionEngine to an object file.")
       .def_property_readonly(
-          "_CAPIPtr",
+          "_cache_annotation",
           [](PyExecutionEngine &self) {
-            return py::reinterpret_steal<py::object>(
-                mlirPythonExecutionEngineToCapsule(self.get()));
-          })
-      .def_static(
-          "_CAPICreate",
-          [](py::object capsule) {
-            MlirExecutionEngine engine =
-                mlirPythonCapsuleToExecutionEngine(capsule.ptr());
-            if (mlirExecutionEngineIsNull(engine)) {
-              PyErr_Clear();
-              throw py::type_error("expected an ExecutionEngine capsule");
-            }
-            return new PyExecutionEngine(engine, /*compileStack=*/0);
+            std::string annotation;
+            mlirExecutionEngineGetCacheAnnotation(self.get(), appendToString,
+                                                  &annotation);
+            return annotation;
           },
-          py::arg("capsule"),
-          "Take ownership of the engine in `capsule`; its previous owner "
-          "must have released it.")
-      .def("_testing_release", &PyExecutionEngine::release,
-           "Release the engine without destroying it (for testing).");
+          "The caller's data stored with the cache entry (mlir.jit's "
+          "analysis of the module).")
+      .def(
+          "_remove_cache_entry",
+          [](PyExecutionEngine &self) {
+            return mlirExecutionEngineRemoveCacheEntry(self.get());
+          },
+          "Removes the cache entry the engine was loaded from (its "
+          "annotation is unusable); False if it was not loaded from one.");
+}
+
+} // namespace
+
+PYBIND11_MODULE(_mlirExecutionEngine, m) {
+  m.doc() = "MLIR JIT execution engine over the MLIR C API";
+  registerUtf8SafeExceptions();
+  // For jit()'s pipelines, and any pipeline text that names them.
+  mlirRegisterJitPasses();
+
+  py::class_<PyExecutionEngine> engine(m, "ExecutionEngine");
+  defineCreation(engine);
+  defineSymbols(engine);
+  defineLifecycle(engine);
 
   py::class_<PyCacheLoad>(m, "_CacheLoad",
                           "A load from the JIT cache on a thread of its own "
@@ -552,57 +565,7 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
         "Whether `size` bytes at `address` are memory of this process that "
         "can be read, and written if `writable`, without touching them.");
 
-  m.def(
-      "_cache_statistics",
-      [] {
-        MlirExecutionEngineCacheStatistics counts =
-            mlirExecutionEngineGetCacheStatistics();
-        py::dict result;
-        result["hits"] = counts.hits;
-        result["misses"] = counts.misses;
-        result["stores"] = counts.stores;
-        result["compilations"] = counts.compilations;
-        return result;
-      },
-      "What the JIT cache did in this process: hits, misses, stores, and "
-      "compilations (modules compiled to object code by any engine).");
-  m.def(
-      "_cache_max_bytes",
-      []() -> std::optional<uint64_t> {
-        uint64_t limit;
-        if (!mlirExecutionEngineGetCacheMaxBytes(&limit))
-          return std::nullopt;
-        return limit;
-      },
-      "The bound MLIR_JIT_CACHE_MAX_BYTES sets, or None if it is invalid.");
-  m.def(
-      "_cache_contents",
-      [](const std::string &directory) {
-        int64_t entries;
-        uint64_t bytes;
-        std::string error;
-        if (mlirLogicalResultIsFailure(mlirExecutionEngineGetCacheContents(
-                toStringRef(directory), &entries, &bytes, appendToString,
-                &error)))
-          throwOSError(error);
-        return py::make_tuple(entries, bytes);
-      },
-      py::arg("directory"),
-      "(entries, bytes) of the JIT cache in `directory`; OSError if it "
-      "cannot be read.");
-  m.def(
-      "_cache_clear",
-      [](const std::string &directory) {
-        int64_t removed;
-        std::string error;
-        if (mlirLogicalResultIsFailure(mlirExecutionEngineClearCache(
-                toStringRef(directory), &removed, appendToString, &error)))
-          throwOSError(error);
-        return removed;
-      },
-      py::arg("directory"),
-      "Removes the JIT cache's entries in `directory` and the temporary files "
-      "writers left an hour ago or more; returns how many entries.");
+  jit::populateJitCache(m);
   // The typed layer (mlir.jit): calls into and out of jitted code.
   if (_import_array() < 0)
     throw py::error_already_set();

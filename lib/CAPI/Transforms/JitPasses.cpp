@@ -54,16 +54,26 @@ template <typename ElementType> bool isOf(Type type) {
   return isa<ElementType>(getElementTypeOrSelf(type));
 }
 
-/// A min/max of bf16 as one of f32, exact: LLVM would round the result back
-/// with AVX512-BF16's vcvtneps2bf16, which flushes subnormals to zero.
+/// Whether `type` (or its elements) is a 16-bit float.
+bool is16BitFloat(Type type) {
+  return isOf<BFloat16Type>(type) || isOf<Float16Type>(type);
+}
+
+/// A min/max of bf16, or maximumf/minimumf of f16, as one of f32, exact: on
+/// bf16 LLVM would round the result back with AVX512-BF16's vcvtneps2bf16,
+/// which flushes subnormals to zero. (f16 maxnumf/minnumf are left to
+/// upstream's compare-and-select, which vectorizes: LLVM narrows them back
+/// to f16 and, without AVX512-FP16, calls libm's fmaxf for each element.)
 template <typename MinMaxOp>
-struct MinMaxOfBF16AsF32 : public OpRewritePattern<MinMaxOp> {
+struct MinMaxOf16BitFloatAsF32 : public OpRewritePattern<MinMaxOp> {
   using OpRewritePattern<MinMaxOp>::OpRewritePattern;
 
   LogicalResult matchAndRewrite(MinMaxOp op,
                                 PatternRewriter &rewriter) const final {
     Type type = op.getType();
-    if (!isOf<BFloat16Type>(type))
+    if (!isOf<BFloat16Type>(type) &&
+        !(isOf<Float16Type>(type) &&
+          isa<arith::MaximumFOp, arith::MinimumFOp>(op.getOperation())))
       return failure();
     Type f32 = rewriter.getF32Type();
     if (auto shaped = dyn_cast<ShapedType>(type))
@@ -80,9 +90,9 @@ struct MinMaxOfBF16AsF32 : public OpRewritePattern<MinMaxOp> {
 
 /// Upstream's arith-expand{include-bf16} but for float min/max, which
 /// convert-arith-to-llvm makes LLVM's minimum/maximum/minnum/maxnum
-/// intrinsics: LLVM vectorizes their reductions (a row max), not the
-/// compare-and-select arith-expand writes for them (which also orders -0
-/// and +0 wrongly).
+/// intrinsics (on 16-bit floats through f32, or compare-and-select): LLVM
+/// vectorizes their reductions (a row max), not the compare-and-select
+/// arith-expand writes for them (which also orders -0 and +0 wrongly).
 struct ExpandArithPass : public PassWrapper<ExpandArithPass, OperationPass<>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ExpandArithPass)
 
@@ -90,7 +100,7 @@ struct ExpandArithPass : public PassWrapper<ExpandArithPass, OperationPass<>> {
   StringRef getDescription() const final {
     return "Expand the arith ops convert-arith-to-llvm does not lower (integer "
            "ceil/floor division, scaling casts) or lowers inexactly (bf16 "
-           "casts, bf16 min/max), leaving float min/max to LLVM";
+           "casts, 16-bit float min/max), leaving float min/max to LLVM";
   }
   void getDependentDialects(DialectRegistry &registry) const final {
     registry.insert<arith::ArithDialect, vector::VectorDialect>();
@@ -99,10 +109,12 @@ struct ExpandArithPass : public PassWrapper<ExpandArithPass, OperationPass<>> {
     RewritePatternSet patterns(&getContext());
     arith::populateArithExpandOpsPatterns(patterns);
     arith::populateExpandBFloat16Patterns(patterns);
-    patterns.add<MinMaxOfBF16AsF32<arith::MaximumFOp>,
-                 MinMaxOfBF16AsF32<arith::MinimumFOp>,
-                 MinMaxOfBF16AsF32<arith::MaxNumFOp>,
-                 MinMaxOfBF16AsF32<arith::MinNumFOp>>(&getContext());
+    // Before upstream's compare-and-select of the same ops.
+    patterns.add<MinMaxOf16BitFloatAsF32<arith::MaximumFOp>,
+                 MinMaxOf16BitFloatAsF32<arith::MinimumFOp>,
+                 MinMaxOf16BitFloatAsF32<arith::MaxNumFOp>,
+                 MinMaxOf16BitFloatAsF32<arith::MinNumFOp>>(&getContext(),
+                                                            /*benefit=*/2);
     ConversionTarget target(getContext());
     target.addLegalDialect<arith::ArithDialect, vector::VectorDialect>();
     target.addIllegalOp<arith::CeilDivSIOp, arith::CeilDivUIOp,
@@ -111,7 +123,7 @@ struct ExpandArithPass : public PassWrapper<ExpandArithPass, OperationPass<>> {
     target.addDynamicallyLegalOp<arith::MaximumFOp, arith::MinimumFOp,
                                  arith::MaxNumFOp, arith::MinNumFOp>(
         [](Operation *op) {
-          return !isOf<BFloat16Type>(op->getResult(0).getType());
+          return !is16BitFloat(op->getResult(0).getType());
         });
     target.addDynamicallyLegalOp<arith::ExtFOp>([](arith::ExtFOp op) {
       return !(isOf<BFloat16Type>(op.getIn().getType()) &&

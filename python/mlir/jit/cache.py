@@ -12,8 +12,10 @@ import stat
 from .._mlir_libs import _mlirExecutionEngine as _native
 
 # Bump when what jit() makes of a source changes other than through the
-# pipeline's text: the passes it runs itself, the trampolines, the markings.
-_CACHE_FORMAT = "mlir_execution_engine.jit 1"
+# pipeline's text: the passes it runs itself, what this project's passes
+# (jit-approximate-math, jit-expand-arith) generate, the trampolines, the
+# markings. 2: jit-expand-arith leaves float min/max to LLVM.
+_CACHE_FORMAT = "mlir_execution_engine.jit 2"
 
 
 class _Default:

@@ -29,8 +29,8 @@ _LOWERING = (
     "lower-affine,"
     # arith-expand{include-bf16} (bf16 rounding as integer code: LLVM would
     # use AVX512-BF16's vcvtneps2bf16 where the CPU has it, which flushes
-    # subnormals to zero) but for f32 and f64 min/max, left to LLVM's
-    # intrinsics, whose reductions it vectorizes.
+    # subnormals to zero) but for float min/max, left to LLVM's intrinsics
+    # (on bf16 and f16 through f32), whose reductions it vectorizes.
     "jit-expand-arith,"
     "convert-vector-to-llvm,"
     "convert-ub-to-llvm,"
