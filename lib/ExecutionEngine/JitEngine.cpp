@@ -170,101 +170,82 @@ static LogicalResult compile(JitEngine &jit, std::string &error) {
                  nullptr);
 }
 
-std::unique_ptr<JitEngine> JitEngine::create(ModuleOp module,
-                                             const JitEngineOptions &options,
-                                             std::string &error) {
-  auto fail = [&](llvm::StringRef message) -> std::unique_ptr<JitEngine> {
-    error = message.str();
-    return nullptr;
-  };
+namespace {
+
+/// Why `options` (and `module`, if any) cannot make an engine, or "".
+std::string findRefusal(ModuleOp module, const JitEngineOptions &options) {
   if (options.optLevel < 0 || options.optLevel > 3)
-    return fail("optimization level " + std::to_string(options.optLevel) +
-                " is out of range: use 0, 1, 2 or 3");
-  llvm::StringRef cacheDir = options.cacheDir;
-  llvm::StringRef cacheKey = options.cacheKey;
-  if (cacheDir.contains('\0'))
-    return fail("the cache directory '" + nameWithNul(cacheDir) +
-                "' contains a NUL character");
+    return "optimization level " + std::to_string(options.optLevel) +
+           " is out of range: use 0, 1, 2 or 3";
+  if (options.cacheDir.contains('\0'))
+    return "the cache directory '" + nameWithNul(options.cacheDir) +
+           "' contains a NUL character";
+  return module ? findRefusedContent(module) : "";
+}
 
-  if (module) {
-    std::string refusal = findRefusedContent(module);
-    if (!refusal.empty())
-      return fail(refusal);
+/// The key of the engine's cache entry: the caller's key, or the module
+/// printed generically with its locations, in the engine's environment.
+std::string findCacheKey(ModuleOp module, const JitEngineOptions &options) {
+  std::string content = options.cacheKey.str();
+  if (content.empty()) {
+    llvm::raw_string_ostream os(content);
+    module->print(os, OpPrintingFlags().printGenericOpForm().enableDebugInfo());
   }
+  return objectKey(describeKeyEnvironment(options.optLevel, options.enablePIC,
+                                          options.sharedLibPaths),
+                   content);
+}
 
-  llvm::ArrayRef<llvm::StringRef> libPaths = options.sharedLibPaths;
-  if (failed(checkSharedLibraries(libPaths, error)))
-    return nullptr;
-
-  std::string key;
-  std::optional<StoredObject> stored;
-  if (!cacheDir.empty()) {
-    std::string content = cacheKey.str();
-    if (content.empty()) {
-      llvm::raw_string_ostream os(content);
-      module->print(os,
-                    OpPrintingFlags().printGenericOpForm().enableDebugInfo());
-    }
-    key = objectKey(
-        describeKeyEnvironment(options.optLevel, options.enablePIC, libPaths),
-        content);
-    stored = loadObject(cacheDir, key);
-  }
-  if (!module && !stored)
-    return nullptr;
-
+/// An engine with no code yet, over a new ORC engine.
+std::unique_ptr<JitEngine> newJitEngine(const JitEngineOptions &options,
+                                        const std::string &key,
+                                        std::string &error) {
   OrcEngineOptions orcOptions;
   orcOptions.optLevel = options.optLevel;
   orcOptions.enablePIC = options.enablePIC;
   orcOptions.enableGDBListener = options.enableGDBListener;
   orcOptions.enablePerfListener = options.enablePerfListener;
-  orcOptions.sharedLibPaths = libPaths;
-  auto newJit = [&]() -> std::unique_ptr<JitEngine> {
-    auto engine = OrcEngine::create(orcOptions);
-    if (!engine) {
-      fail("cannot set up the JIT for the host: " +
-           llvm::toString(engine.takeError()));
-      return nullptr;
-    }
-    if (llvm::Error failure = defineMissingRuntimeFunctions(**engine)) {
-      fail(llvm::toString(std::move(failure)));
-      return nullptr;
-    }
-    auto jit = std::make_unique<JitEngine>();
-    jit->engine = std::move(*engine);
-    jit->enableObjectDump = options.enableObjectDump;
-    jit->hasSharedLibraries = !libPaths.empty();
-    jit->cacheDir = cacheDir.str();
-    jit->cacheKey = key;
-    return jit;
-  };
-
-  if (stored) {
-    auto jit = newJit();
-    if (!jit)
-      return nullptr;
-    std::string object =
-        options.enableObjectDump ? stored->object->getBuffer().str() : "";
-    if (deserializeModuleSymbols(stored->metadata, *jit)) {
-      llvm::Error failure = jit->engine->addObject(std::move(stored->object));
-      if (!failure) {
-        jit->object = std::move(object);
-        jit->fromCache = true;
-        return jit;
-      }
-      llvm::consumeError(std::move(failure));
-    }
-    // A whole entry this version cannot use (an object LLVM refuses): it
-    // would fail every process.
-    removeObject(cacheDir, key);
-    if (!module)
-      return nullptr;
-  }
-
-  auto jit = newJit();
-  if (!jit)
+  orcOptions.sharedLibPaths = options.sharedLibPaths;
+  auto engine = OrcEngine::create(orcOptions);
+  if (!engine) {
+    error = "cannot set up the JIT for the host: " +
+            llvm::toString(engine.takeError());
     return nullptr;
-  jit->cacheAnnotation = options.cacheAnnotation.str();
+  }
+  if (llvm::Error failure = defineMissingRuntimeFunctions(**engine)) {
+    error = llvm::toString(std::move(failure));
+    return nullptr;
+  }
+  auto jit = std::make_unique<JitEngine>();
+  jit->engine = std::move(*engine);
+  jit->enableObjectDump = options.enableObjectDump;
+  jit->hasSharedLibraries = !options.sharedLibPaths.empty();
+  jit->cacheDir = options.cacheDir.str();
+  jit->cacheKey = key;
+  return jit;
+}
+
+/// Gives `jit` the object and symbols of the cache entry `stored`; false if
+/// this version cannot use them.
+bool loadStoredObject(JitEngine &jit, StoredObject &stored) {
+  std::string object =
+      jit.enableObjectDump ? stored.object->getBuffer().str() : "";
+  if (!deserializeModuleSymbols(stored.metadata, jit))
+    return false;
+  if (llvm::Error failure = jit.engine->addObject(std::move(stored.object))) {
+    llvm::consumeError(std::move(failure));
+    return false;
+  }
+  jit.object = std::move(object);
+  jit.fromCache = true;
+  return true;
+}
+
+/// Compiles `module` into `jit`, storing the object in the cache if it has
+/// one.
+LogicalResult compileModule(JitEngine &jit, ModuleOp module,
+                            const JitEngineOptions &options,
+                            std::string &error) {
   // Only compiling needs the target (loading an object does not): a new
   // process's first cached engine pages in less of LLVM.
   static bool targetInitialized = [] {
@@ -274,25 +255,63 @@ std::unique_ptr<JitEngine> JitEngine::create(ModuleOp module,
     return true;
   }();
   (void)targetInitialized;
+  jit.cacheAnnotation = options.cacheAnnotation.str();
   llvm::LLVMContext llvmContext;
   auto llvmModule = translate(module, llvmContext, error);
   if (!llvmModule)
-    return nullptr;
-  auto compiled = jit->engine->compile(*llvmModule);
-  if (!compiled)
-    return fail("cannot compile the module: " +
-                llvm::toString(compiled.takeError()));
-  collectModuleSymbols(module, *jit);
-  if (!cacheDir.empty()) {
-    std::string warning = storeObject(
-        cacheDir, key, serializeModuleSymbols(*jit), (*compiled)->getBuffer());
+    return failure();
+  auto compiled = jit.engine->compile(*llvmModule);
+  if (!compiled) {
+    error =
+        "cannot compile the module: " + llvm::toString(compiled.takeError());
+    return failure();
+  }
+  collectModuleSymbols(module, jit);
+  if (!jit.cacheDir.empty()) {
+    std::string warning =
+        storeObject(jit.cacheDir, jit.cacheKey, serializeModuleSymbols(jit),
+                    (*compiled)->getBuffer());
     if (!warning.empty() && options.onCacheWarning)
       options.onCacheWarning(warning);
   }
-  if (options.enableObjectDump)
-    jit->object = (*compiled)->getBuffer().str();
-  if (llvm::Error failure = jit->engine->addObject(std::move(*compiled)))
-    return fail(llvm::toString(std::move(failure)));
+  if (jit.enableObjectDump)
+    jit.object = (*compiled)->getBuffer().str();
+  if (llvm::Error added = jit.engine->addObject(std::move(*compiled))) {
+    error = llvm::toString(std::move(added));
+    return failure();
+  }
+  return success();
+}
+
+} // namespace
+
+std::unique_ptr<JitEngine> JitEngine::create(ModuleOp module,
+                                             const JitEngineOptions &options,
+                                             std::string &error) {
+  error = findRefusal(module, options);
+  if (!error.empty() ||
+      failed(checkSharedLibraries(options.sharedLibPaths, error)))
+    return nullptr;
+
+  std::string key;
+  std::optional<StoredObject> stored;
+  if (!options.cacheDir.empty()) {
+    key = findCacheKey(module, options);
+    stored = loadObject(options.cacheDir, key);
+  }
+  if (stored) {
+    auto jit = newJitEngine(options, key, error);
+    if (!jit || loadStoredObject(*jit, *stored))
+      return jit;
+    // A whole entry this version cannot use (an object LLVM refuses): it
+    // would fail every process.
+    removeObject(options.cacheDir, key);
+  }
+  if (!module)
+    return nullptr;
+  auto jit = newJitEngine(options, key, error);
+  if (!jit || failed(compileModule(*jit, module, options, error)))
+    return nullptr;
   return jit;
 }
 
