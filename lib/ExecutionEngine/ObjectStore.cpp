@@ -153,9 +153,15 @@ void evict(StringRef directory, StringRef newest, uint64_t limit) {
   }
 }
 
-std::string unreadableDirectory(StringRef directory, std::error_code ec) {
-  return "cannot read the cache directory '" + directory.str() +
-         "': " + ec.message();
+/// listStoreFiles for a caller that reports why the directory cannot be read.
+bool readStoreFiles(StringRef directory, std::vector<StoreFile> &files,
+                    std::string &error) {
+  if (std::error_code ec = listStoreFiles(directory, files)) {
+    error = "cannot read the cache directory '" + directory.str() +
+            "': " + ec.message();
+    return false;
+  }
+  return true;
 }
 
 /// Why the directory `fd` may hold code another user wrote, or "". The
@@ -387,10 +393,8 @@ std::optional<uint64_t> cacheMaxBytes() {
 std::optional<ObjectStoreContents> describeObjectStore(StringRef directory,
                                                        std::string &error) {
   std::vector<StoreFile> files;
-  if (std::error_code ec = listStoreFiles(directory, files)) {
-    error = unreadableDirectory(directory, ec);
+  if (!readStoreFiles(directory, files, error))
     return std::nullopt;
-  }
   ObjectStoreContents contents{0, 0};
   for (const StoreFile &file : files) {
     if (file.temporary)
@@ -404,10 +408,8 @@ std::optional<ObjectStoreContents> describeObjectStore(StringRef directory,
 std::optional<int64_t> clearObjectStore(StringRef directory,
                                         std::string &error) {
   std::vector<StoreFile> files;
-  if (std::error_code ec = listStoreFiles(directory, files)) {
-    error = unreadableDirectory(directory, ec);
+  if (!readStoreFiles(directory, files, error))
     return std::nullopt;
-  }
   int64_t removed = 0;
   for (const StoreFile &file : files) {
     if (file.temporary && !isStale(file))
