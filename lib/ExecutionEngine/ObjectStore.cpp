@@ -156,6 +156,11 @@ void evict(StringRef directory, StringRef newest, uint64_t limit) {
 /// listStoreFiles for a caller that reports why the directory cannot be read.
 bool readStoreFiles(StringRef directory, std::vector<StoreFile> &files,
                     std::string &error) {
+  // The file system would read the path up to the NUL: another directory.
+  if (directory.contains('\0')) {
+    error = "the cache directory contains a NUL character";
+    return false;
+  }
   if (std::error_code ec = listStoreFiles(directory, files)) {
     error = "cannot read the cache directory '" + directory.str() +
             "': " + ec.message();

@@ -405,6 +405,20 @@ not_a_directory = subprocess.run(
 )
 print("info of a file:", not_a_directory.returncode, not_a_directory.stderr.strip())
 # CHECK: info of a file: 1 python -m mlir.jit_cache: cannot read the cache directory '{{.*}}blocker': Not a directory
+# A NUL in the path names no directory (the file system would stop at it,
+# at another directory).
+with_nul = subprocess.run(
+    [
+        sys.executable,
+        "-c",
+        "import sys; from mlir import jit_cache; jit_cache.clear(sys.argv[1] + '\\0/other')",
+        keys,
+    ],
+    capture_output=True,
+    text=True,
+)
+print("NUL:", with_nul.stderr.strip().splitlines()[-1])
+# CHECK: NUL: OSError: the cache directory contains a NUL character
 
 
 # 8. Entries whose checksum holds (LLVM's xxh3_64bits). Such an entry is read
