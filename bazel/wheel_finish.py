@@ -70,6 +70,7 @@ def keep_rpath_inside(root, name):
 
 
 def resolves_inside(root, name, entry):
+    entry = entry.replace("${ORIGIN}", "$ORIGIN")
     if not entry.startswith("$ORIGIN"):
         return False
     directory = os.path.normpath(
