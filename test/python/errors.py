@@ -276,6 +276,19 @@ expect_error("typed call with a wrong shape", lambda: TYPED.first(np.zeros(5, np
 # CHECK: RuntimeError: callbacks declared in the module are not registered: hook
 expect_error("typed call with callbacks missing", lambda: TYPED.call(1))
 
+# CHECK-LABEL: CASE: MLIR runtime function without its library
+# CHECK: RuntimeError: callbacks declared in the module are not registered: printMemrefF32; register them with JitModule.register(name, fn) or @JitModule.callback(name) before the first call (printMemrefF32: MLIR's runtime libraries define these, and the package does not ship them: pass shared_libs=[.../libmlir_c_runner_utils.so, .../libmlir_runner_utils.so] (libmlir_async_runtime.so for async) from an LLVM/MLIR 22 install, such as Debian's libmlir-22-dev in /usr/lib/llvm-22/lib)
+expect_error(
+    "MLIR runtime function without its library",
+    lambda: jit("""
+    func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interface}
+    func.func @show(%m: memref<2xf32>) {
+      %u = memref.cast %m : memref<2xf32> to memref<*xf32>
+      call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+      return
+    }""").show(np.zeros(2, np.float32)),
+)
+
 # CHECK-LABEL: CASE: callback for an undeclared name
 # CHECK: ValueError: cannot register callback 'hoook': the module declares no func.func private @hoook; declared: hook
 expect_error("callback for an undeclared name", lambda: TYPED.register("hoook", abs))

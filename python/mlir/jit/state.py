@@ -4,12 +4,21 @@ or compiled by the first call) and its callbacks."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 from typing import Any
 
 from .. import ir
 from .._engine import ExecutionEngine
 from .._mlir_libs import _mlirExecutionEngine as _native
+
+# Functions of MLIR's runtime libraries (libmlir_c_runner_utils.so,
+# libmlir_runner_utils.so, libmlir_async_runtime.so) that lowered code and
+# MLIR's examples call.
+_MLIR_RUNTIME_FUNCTION = re.compile(
+    r"(_mlir_ciface_)?(printMemref\w*|verifyMemRef\w*|stdSort\w+|rtclock|nanoTime|"
+    r"print(F16|BF16|F32|F64|I64|U64|Newline|Comma|Open|Close|String|Flops)|mlirAsyncRuntime\w*)"
+)
 
 
 class _JitState:
@@ -83,11 +92,22 @@ class _JitState:
     def _create_engine(self) -> ExecutionEngine:
         missing = [name for name, slot in self.slots.items() if slot.function is None]
         if missing:
+            runtime = [name for name in missing if _MLIR_RUNTIME_FUNCTION.fullmatch(name)]
             raise RuntimeError(
                 "callbacks declared in the module are not registered: "
                 + ", ".join(missing)
                 + "; register them with JitModule.register(name, fn) or "
                 "@JitModule.callback(name) before the first call"
+                + (
+                    f" ({', '.join(runtime)}: MLIR's runtime libraries define "
+                    "these, and the package does not ship them: pass "
+                    "shared_libs=[.../libmlir_c_runner_utils.so, "
+                    ".../libmlir_runner_utils.so] (libmlir_async_runtime.so for "
+                    "async) from an LLVM/MLIR 22 install, such as Debian's "
+                    "libmlir-22-dev in /usr/lib/llvm-22/lib)"
+                    if runtime
+                    else ""
+                )
             )
         engine = self.cached_engine or ExecutionEngine(
             self.module,
