@@ -118,19 +118,20 @@ mlirExecutionEngineGetCacheStatistics(void);
 MLIR_CAPI_EXPORTED bool mlirExecutionEngineGetCacheMaxBytes(uint64_t *maxBytes);
 
 /// Sets `*entries` and `*bytes` to the count and total size of the cache
-/// entries in `directory` (0 if it does not exist). Fails, passing the reason
-/// to `onError`, if it cannot be read.
+/// entries in `directory` (0 if it does not exist). Fails if it or an entry
+/// cannot be read: sets `*errorNumber` to the errno and passes the reason,
+/// naming the file, to `onError`.
 MLIR_CAPI_EXPORTED MlirLogicalResult mlirExecutionEngineGetCacheContents(
     MlirStringRef directory, int64_t *entries, uint64_t *bytes,
-    MlirStringCallback onError, void *userData);
+    int *errorNumber, MlirStringCallback onError, void *userData);
 
 /// Removes every cache entry in `directory`, and the temporary files writers
 /// left an hour ago or more (not those being written); sets `*removed` to the
-/// number of entries removed. Fails, passing the reason to `onError`, if the
-/// directory cannot be read or a file cannot be removed.
-MLIR_CAPI_EXPORTED MlirLogicalResult
-mlirExecutionEngineClearCache(MlirStringRef directory, int64_t *removed,
-                              MlirStringCallback onError, void *userData);
+/// number of entries removed. Fails, as `mlirExecutionEngineGetCacheContents`
+/// does, if the directory cannot be read or a file cannot be removed.
+MLIR_CAPI_EXPORTED MlirLogicalResult mlirExecutionEngineClearCache(
+    MlirStringRef directory, int64_t *removed, int *errorNumber,
+    MlirStringCallback onError, void *userData);
 
 //===----------------------------------------------------------------------===//
 // Checked API: each reports a failure and its reason through `onError`

@@ -72,7 +72,9 @@ std::string applyOverrides(StringRef description, StringRef overrides) {
 bool isStoreFile(StringRef name, bool temporary) {
   StringRef hex = name.take_front(64);
   name = name.drop_front(hex.size());
-  if (hex.size() != 64 || !all_of(hex, isHexDigit) ||
+  // Keys are lower-case hex (objectKey): other names are not entries.
+  auto isKeyDigit = [](char c) { return isDigit(c) || (c >= 'a' && c <= 'f'); };
+  if (hex.size() != 64 || !all_of(hex, isKeyDigit) ||
       !name.consume_front(kSuffix))
     return false;
   return temporary ? name.consume_front(".tmp-") && name.size() == 12 &&
@@ -101,23 +103,32 @@ struct StoreFile {
 };
 
 /// The entries and writers' temporary files of `directory` (regular files;
-/// symbolic links are not followed): none if it does not exist.
+/// symbolic links are not followed): none if it does not exist. On failure,
+/// `failedPath` is the directory or the entry that could not be read.
 std::error_code listStoreFiles(StringRef directory,
-                               std::vector<StoreFile> &files) {
+                               std::vector<StoreFile> &files,
+                               std::string &failedPath) {
   std::error_code ec;
   sys::fs::directory_iterator it(directory, ec, /*follow_symlinks=*/false);
   if (ec == std::errc::no_such_file_or_directory)
     return {};
+  failedPath = directory.str();
   for (sys::fs::directory_iterator end; !ec && it != end; it.increment(ec)) {
     StringRef name = sys::path::filename(it->path());
     bool temporary = isStoreFile(name, /*temporary=*/true);
-    sys::fs::file_status status;
-    if ((!temporary && !isStoreFile(name, /*temporary=*/false)) ||
-        sys::fs::status(it->path(), status, /*follow=*/false) ||
-        status.type() != sys::fs::file_type::regular_file)
+    if (!temporary && !isStoreFile(name, /*temporary=*/false))
       continue;
-    files.push_back({it->path(), status.getLastModificationTime(),
-                     status.getSize(), temporary});
+    sys::fs::file_status status;
+    if (std::error_code statEc =
+            sys::fs::status(it->path(), status, /*follow=*/false)) {
+      if (statEc == std::errc::no_such_file_or_directory)
+        continue; // another process evicted it
+      failedPath = it->path();
+      return statEc;
+    }
+    if (status.type() == sys::fs::file_type::regular_file)
+      files.push_back({it->path(), status.getLastModificationTime(),
+                       status.getSize(), temporary});
   }
   return ec;
 }
@@ -131,7 +142,8 @@ bool isStale(const StoreFile &file) {
 /// `newest`; and temporary files writers left behind.
 void evict(StringRef directory, StringRef newest, uint64_t limit) {
   std::vector<StoreFile> entries;
-  (void)listStoreFiles(directory, entries);
+  std::string unreadable;
+  (void)listStoreFiles(directory, entries, unreadable);
   uint64_t total = 0;
   for (const StoreFile &file : entries) {
     if (file.temporary && isStale(file))
@@ -153,17 +165,20 @@ void evict(StringRef directory, StringRef newest, uint64_t limit) {
   }
 }
 
-/// listStoreFiles for a caller that reports why the directory cannot be read.
+/// listStoreFiles for a caller that reports what cannot be read and why.
 bool readStoreFiles(StringRef directory, std::vector<StoreFile> &files,
-                    std::string &error) {
+                    StoreError &error) {
   // The file system would read the path up to the NUL: another directory.
   if (directory.contains('\0')) {
-    error = "the cache directory contains a NUL character";
+    error = {EINVAL, "the cache directory contains a NUL character"};
     return false;
   }
-  if (std::error_code ec = listStoreFiles(directory, files)) {
-    error = "cannot read the cache directory '" + directory.str() +
-            "': " + ec.message();
+  std::string path;
+  if (std::error_code ec = listStoreFiles(directory, files, path)) {
+    error = {ec.value(), "cannot read " +
+                             std::string(path == directory ? "the cache directory"
+                                                           : "the cache entry") +
+                             " '" + path + "': " + ec.message()};
     return false;
   }
   return true;
@@ -396,7 +411,7 @@ std::optional<uint64_t> cacheMaxBytes() {
 }
 
 std::optional<ObjectStoreContents> describeObjectStore(StringRef directory,
-                                                       std::string &error) {
+                                                       StoreError &error) {
   std::vector<StoreFile> files;
   if (!readStoreFiles(directory, files, error))
     return std::nullopt;
@@ -411,7 +426,7 @@ std::optional<ObjectStoreContents> describeObjectStore(StringRef directory,
 }
 
 std::optional<int64_t> clearObjectStore(StringRef directory,
-                                        std::string &error) {
+                                        StoreError &error) {
   std::vector<StoreFile> files;
   if (!readStoreFiles(directory, files, error))
     return std::nullopt;
@@ -424,7 +439,7 @@ std::optional<int64_t> clearObjectStore(StringRef directory,
     if (ec == std::errc::no_such_file_or_directory)
       continue; // another process evicted it
     if (ec) {
-      error = "cannot remove '" + file.path + "': " + ec.message();
+      error = {ec.value(), "cannot remove '" + file.path + "': " + ec.message()};
       return std::nullopt;
     }
     removed += !file.temporary;

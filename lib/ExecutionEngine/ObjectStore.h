@@ -65,16 +65,22 @@ struct ObjectStoreContents {
   int64_t entries;
   uint64_t bytes;
 };
+/// Why the store's files cannot be read or removed: the errno, and a message
+/// naming the file or directory.
+struct StoreError {
+  int code;
+  std::string message;
+};
 /// The entries of `directory` (none if it does not exist), or none with
-/// `error` if it cannot be read.
+/// `error` if it, or an entry, cannot be read.
 std::optional<ObjectStoreContents>
-describeObjectStore(llvm::StringRef directory, std::string &error);
+describeObjectStore(llvm::StringRef directory, StoreError &error);
 
 /// Removes every entry of `directory`, and the temporary files writers left
 /// an hour ago or more (not those being written); returns how many entries,
 /// or none with `error`.
 std::optional<int64_t> clearObjectStore(llvm::StringRef directory,
-                                        std::string &error);
+                                        StoreError &error);
 
 /// Counts, for this process.
 struct ObjectStoreStatistics {

@@ -39,20 +39,32 @@ def max_bytes() -> int | None:
     return _native._cache_max_bytes()
 
 
-def info(cache_dir: str | None = None) -> dict[str, Any]:
+def _path(cache_dir: str | os.PathLike[str] | None) -> bytes:
+    """`cache_dir` (or the default) as the file system's bytes."""
+    path = os.fsencode(cache_dir or default_cache_dir())
+    if b"\0" in path:
+        raise ValueError(f"the cache directory {cache_dir!r} contains a NUL character")
+    return path
+
+
+def info(cache_dir: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """The cache's directory, entry count, size in bytes and size bound
     (None if MLIR_JIT_CACHE_MAX_BYTES is invalid). OSError if the directory
-    cannot be read."""
-    cache_dir = cache_dir or default_cache_dir()
-    entries, size = _native._cache_contents(cache_dir)
-    return {"directory": cache_dir, "entries": entries, "bytes": size, "max_bytes": max_bytes()}
+    or an entry cannot be read."""
+    entries, size = _native._cache_contents(_path(cache_dir))
+    return {
+        "directory": cache_dir or default_cache_dir(),
+        "entries": entries,
+        "bytes": size,
+        "max_bytes": max_bytes(),
+    }
 
 
-def clear(cache_dir: str | None = None) -> int:
+def clear(cache_dir: str | os.PathLike[str] | None = None) -> int:
     """Removes every entry, and temporary files writers left an hour ago or
     more (not those being written); returns how many entries. OSError if
     the directory cannot be read or a file cannot be removed."""
-    return _native._cache_clear(cache_dir or default_cache_dir())
+    return _native._cache_clear(_path(cache_dir))
 
 
 def statistics() -> dict[str, int]:

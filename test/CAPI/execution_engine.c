@@ -475,16 +475,19 @@ void testCache(MlirContext ctx) {
   // CHECK: max bytes: 1 1073741824
   int64_t entries = -1, removed = -1;
   uint64_t bytes = 0, maxBytes = 0;
+  int errorNumber = 0;
   MlirLogicalResult status = mlirExecutionEngineGetCacheContents(
-      str(dir), &entries, &bytes, printLabelled, (void *)"error");
+      str(dir), &entries, &bytes, &errorNumber, printLabelled,
+      (void *)"error");
   printf("contents: %d entries %lld bytes %d\n",
          mlirLogicalResultIsSuccess(status), (long long)entries, bytes > 0);
-  status = mlirExecutionEngineClearCache(str(dir), &removed, printLabelled,
-                                         (void *)"error");
+  status = mlirExecutionEngineClearCache(str(dir), &removed, &errorNumber,
+                                         printLabelled, (void *)"error");
   printf("cleared: %d removed %lld\n", mlirLogicalResultIsSuccess(status),
          (long long)removed);
-  status = mlirExecutionEngineGetCacheContents(str(dir), &entries, &bytes,
-                                               printLabelled, (void *)"error");
+  status = mlirExecutionEngineGetCacheContents(
+      str(dir), &entries, &bytes, &errorNumber, printLabelled,
+      (void *)"error");
   printf("contents: %d entries %lld bytes %llu\n",
          mlirLogicalResultIsSuccess(status), (long long)entries,
          (unsigned long long)bytes);
@@ -509,10 +512,12 @@ void testCache(MlirContext ctx) {
   invokeAdd(jit, "uncached");
   // CHECK: error: cannot read the cache directory '{{.*}}/file/cache': Not a
   // directory
-  // CHECK: unreadable: 0
-  status = mlirExecutionEngineGetCacheContents(str(blocked), &entries, &bytes,
-                                               printLabelled, (void *)"error");
-  printf("unreadable: %d\n", mlirLogicalResultIsSuccess(status));
+  // CHECK: unreadable: 0 errno 20
+  status = mlirExecutionEngineGetCacheContents(
+      str(blocked), &entries, &bytes, &errorNumber, printLabelled,
+      (void *)"error");
+  printf("unreadable: %d errno %d\n", mlirLogicalResultIsSuccess(status),
+         errorNumber);
   mlirExecutionEngineDestroy(jit);
   mlirModuleDestroy(module);
 }

@@ -369,7 +369,7 @@ for command in ("info", "clear", "info"):
 # CHECK: cli clear: removed [[N]] entries from {{.*}}keys
 # CHECK: cli info: directory: {{.*}}keys entries: 0 bytes: 0 max_bytes: 1073741824
 temporary = os.path.join(keys, "0" * 64 + ".mlirjit.tmp-0123456789ab")
-for name in ("report.tmp-draft", "notes.mlirjit"):
+for name in ("report.tmp-draft", "notes.mlirjit", "A" * 64 + ".mlirjit"):
     open(os.path.join(keys, name), "w").close()
 open(temporary, "w").close()
 run(cache_dir=keys)
@@ -379,7 +379,7 @@ subprocess.run(
     capture_output=True,
 )
 print("after clear:", sorted(os.listdir(keys)))
-# CHECK: after clear: ['0000000000000000000000000000000000000000000000000000000000000000.mlirjit.tmp-0123456789ab', 'notes.mlirjit', 'report.tmp-draft']
+# CHECK: after clear: ['0000000000000000000000000000000000000000000000000000000000000000.mlirjit.tmp-0123456789ab', 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA.mlirjit', 'notes.mlirjit', 'report.tmp-draft']
 # A temporary file left two hours ago by a writer that died goes too; an
 # invalid bound shows as None (the engine then caches nothing).
 os.utime(temporary, (time.time() - 7200, time.time() - 7200))
@@ -397,14 +397,33 @@ invalid = subprocess.run(
     text=True,
 ).stdout
 print("stale:", cleared.strip(), sorted(os.listdir(keys)), invalid.split()[-1])
-# CHECK: stale: removed 0 entries from {{.*}}keys ['notes.mlirjit', 'report.tmp-draft'] None
+# CHECK: stale: removed 0 entries from {{.*}}keys ['AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA.mlirjit', 'notes.mlirjit', 'report.tmp-draft'] None
 not_a_directory = subprocess.run(
     [sys.executable, "-m", "mlir.jit_cache", "info", "--dir", blocker],
     capture_output=True,
     text=True,
 )
 print("info of a file:", not_a_directory.returncode, not_a_directory.stderr.strip())
-# CHECK: info of a file: 1 python -m mlir.jit_cache: cannot read the cache directory '{{.*}}blocker': Not a directory
+# CHECK: info of a file: 1 python -m mlir.jit_cache: [Errno 20] cannot read the cache directory '{{.*}}blocker': Not a directory
+# A pathlib.Path is a directory too; a file is none (NotADirectoryError, as
+# os.scandir raises).
+classes = subprocess.run(
+    [
+        sys.executable,
+        "-c",
+        "import pathlib, sys; from mlir import jit_cache\n"
+        "print(jit_cache.info(pathlib.Path(sys.argv[1]))['entries'])\n"
+        "try:\n    jit_cache.clear(sys.argv[2])\n"
+        "except NotADirectoryError as error:\n    print(type(error).__name__, error.errno)",
+        keys,
+        blocker,
+    ],
+    capture_output=True,
+    text=True,
+    check=True,
+).stdout
+print("Path and file:", " ".join(classes.split()))
+# CHECK: Path and file: 0 NotADirectoryError 20
 # A NUL in the path names no directory (the file system would stop at it,
 # at another directory).
 with_nul = subprocess.run(
@@ -418,7 +437,7 @@ with_nul = subprocess.run(
     text=True,
 )
 print("NUL:", with_nul.stderr.strip().splitlines()[-1])
-# CHECK: NUL: OSError: the cache directory contains a NUL character
+# CHECK: NUL: ValueError: the cache directory '{{.*}}\x00/other' contains a NUL character
 
 
 # 8. Entries whose checksum holds (LLVM's xxh3_64bits). Such an entry is read

@@ -14,10 +14,32 @@ using namespace mlir::python;
 
 namespace {
 
-/// Raises OSError(`message`): the cache's files cannot be read or removed.
-[[noreturn]] void throwOSError(const std::string &message) {
-  PyErr_SetString(PyExc_OSError, message.c_str());
+/// Raises OSError(`code`, `message`), which Python makes the subclass of
+/// that errno (PermissionError, NotADirectoryError...); the message names
+/// the path, in the file system's encoding.
+[[noreturn]] void throwOSError(int code, const std::string &message) {
+  py::object text = py::reinterpret_steal<py::object>(
+      PyUnicode_DecodeFSDefaultAndSize(message.data(), message.size()));
+  if (!text)
+    throw py::error_already_set();
+  PyErr_SetObject(PyExc_OSError, py::make_tuple(code, text).ptr());
   throw py::error_already_set();
+}
+
+/// Calls `storeCall` (a C API function over the cache's files) on the
+/// directory `directory` without the GIL (a large or slow directory takes
+/// long); raises OSError if it fails.
+template <typename StoreCall>
+void callStore(const std::string &directory, StoreCall storeCall) {
+  int code = 0;
+  std::string error;
+  MlirLogicalResult result;
+  {
+    py::gil_scoped_release release;
+    result = storeCall(toStringRef(directory), &code, &error);
+  }
+  if (mlirLogicalResultIsFailure(result))
+    throwOSError(code, error);
 }
 
 } // namespace
@@ -48,30 +70,33 @@ void jit::populateJitCache(py::module_ &m) {
       "The bound MLIR_JIT_CACHE_MAX_BYTES sets, or None if it is invalid.");
   m.def(
       "_cache_contents",
-      [](const std::string &directory) {
+      [](const py::bytes &directory) {
         int64_t entries;
         uint64_t bytes;
-        std::string error;
-        if (mlirLogicalResultIsFailure(mlirExecutionEngineGetCacheContents(
-                toStringRef(directory), &entries, &bytes, appendToString,
-                &error)))
-          throwOSError(error);
+        callStore(directory, [&](MlirStringRef path, int *code,
+                                 std::string *error) {
+          return mlirExecutionEngineGetCacheContents(path, &entries, &bytes,
+                                                     code, appendToString,
+                                                     error);
+        });
         return py::make_tuple(entries, bytes);
       },
       py::arg("directory"),
-      "(entries, bytes) of the JIT cache in `directory`; OSError if it "
-      "cannot be read.");
+      "(entries, bytes) of the JIT cache in `directory` (a path in the file "
+      "system's encoding); OSError if it or an entry cannot be read.");
   m.def(
       "_cache_clear",
-      [](const std::string &directory) {
+      [](const py::bytes &directory) {
         int64_t removed;
-        std::string error;
-        if (mlirLogicalResultIsFailure(mlirExecutionEngineClearCache(
-                toStringRef(directory), &removed, appendToString, &error)))
-          throwOSError(error);
+        callStore(directory, [&](MlirStringRef path, int *code,
+                                 std::string *error) {
+          return mlirExecutionEngineClearCache(path, &removed, code,
+                                               appendToString, error);
+        });
         return removed;
       },
       py::arg("directory"),
-      "Removes the JIT cache's entries in `directory` and the temporary files "
-      "writers left an hour ago or more; returns how many entries.");
+      "Removes the JIT cache's entries in `directory` (a path in the file "
+      "system's encoding) and the temporary files writers left an hour ago "
+      "or more; returns how many entries.");
 }

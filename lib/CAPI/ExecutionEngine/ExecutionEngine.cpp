@@ -132,32 +132,35 @@ extern "C" bool mlirExecutionEngineGetCacheMaxBytes(uint64_t *maxBytes) {
   return limit.has_value();
 }
 
-extern "C" MlirLogicalResult
-mlirExecutionEngineGetCacheContents(MlirStringRef directory, int64_t *entries,
-                                    uint64_t *bytes, MlirStringCallback onError,
-                                    void *userData) {
-  std::string error;
+/// Reports `error` of the object store: its errno and its message.
+static MlirLogicalResult
+reportStoreError(const mlir_execution_engine::StoreError &error,
+                 int *errorNumber, MlirStringCallback onError, void *userData) {
+  *errorNumber = error.code;
+  return report(onError, userData, error.message);
+}
+
+extern "C" MlirLogicalResult mlirExecutionEngineGetCacheContents(
+    MlirStringRef directory, int64_t *entries, uint64_t *bytes,
+    int *errorNumber, MlirStringCallback onError, void *userData) {
+  mlir_execution_engine::StoreError error;
   auto contents =
       mlir_execution_engine::describeObjectStore(unwrap(directory), error);
-  if (!contents) {
-    report(onError, userData, error);
-    return mlirLogicalResultFailure();
-  }
+  if (!contents)
+    return reportStoreError(error, errorNumber, onError, userData);
   *entries = contents->entries;
   *bytes = contents->bytes;
   return mlirLogicalResultSuccess();
 }
 
-extern "C" MlirLogicalResult
-mlirExecutionEngineClearCache(MlirStringRef directory, int64_t *removed,
-                              MlirStringCallback onError, void *userData) {
-  std::string error;
+extern "C" MlirLogicalResult mlirExecutionEngineClearCache(
+    MlirStringRef directory, int64_t *removed, int *errorNumber,
+    MlirStringCallback onError, void *userData) {
+  mlir_execution_engine::StoreError error;
   auto count =
       mlir_execution_engine::clearObjectStore(unwrap(directory), error);
-  if (!count) {
-    report(onError, userData, error);
-    return mlirLogicalResultFailure();
-  }
+  if (!count)
+    return reportStoreError(error, errorNumber, onError, userData);
   *removed = *count;
   return mlirLogicalResultSuccess();
 }
