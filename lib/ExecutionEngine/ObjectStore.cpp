@@ -175,10 +175,11 @@ bool readStoreFiles(StringRef directory, std::vector<StoreFile> &files,
   }
   std::string path;
   if (std::error_code ec = listStoreFiles(directory, files, path)) {
-    error = {ec.value(), "cannot read " +
-                             std::string(path == directory ? "the cache directory"
-                                                           : "the cache entry") +
-                             " '" + path + "': " + ec.message()};
+    error = {ec.value(),
+             "cannot read " +
+                 std::string(path == directory ? "the cache directory"
+                                               : "the cache entry") +
+                 " '" + path + "': " + ec.message()};
     return false;
   }
   return true;
@@ -439,7 +440,8 @@ std::optional<int64_t> clearObjectStore(StringRef directory,
     if (ec == std::errc::no_such_file_or_directory)
       continue; // another process evicted it
     if (ec) {
-      error = {ec.value(), "cannot remove '" + file.path + "': " + ec.message()};
+      error = {ec.value(),
+               "cannot remove '" + file.path + "': " + ec.message()};
       return std::nullopt;
     }
     removed += !file.temporary;

@@ -477,8 +477,7 @@ void testCache(MlirContext ctx) {
   uint64_t bytes = 0, maxBytes = 0;
   int errorNumber = 0;
   MlirLogicalResult status = mlirExecutionEngineGetCacheContents(
-      str(dir), &entries, &bytes, &errorNumber, printLabelled,
-      (void *)"error");
+      str(dir), &entries, &bytes, &errorNumber, printLabelled, (void *)"error");
   printf("contents: %d entries %lld bytes %d\n",
          mlirLogicalResultIsSuccess(status), (long long)entries, bytes > 0);
   status = mlirExecutionEngineClearCache(str(dir), &removed, &errorNumber,
@@ -486,8 +485,7 @@ void testCache(MlirContext ctx) {
   printf("cleared: %d removed %lld\n", mlirLogicalResultIsSuccess(status),
          (long long)removed);
   status = mlirExecutionEngineGetCacheContents(
-      str(dir), &entries, &bytes, &errorNumber, printLabelled,
-      (void *)"error");
+      str(dir), &entries, &bytes, &errorNumber, printLabelled, (void *)"error");
   printf("contents: %d entries %lld bytes %llu\n",
          mlirLogicalResultIsSuccess(status), (long long)entries,
          (unsigned long long)bytes);
@@ -513,9 +511,9 @@ void testCache(MlirContext ctx) {
   // CHECK: error: cannot read the cache directory '{{.*}}/file/cache': Not a
   // directory
   // CHECK: unreadable: 0 errno 20
-  status = mlirExecutionEngineGetCacheContents(
-      str(blocked), &entries, &bytes, &errorNumber, printLabelled,
-      (void *)"error");
+  status = mlirExecutionEngineGetCacheContents(str(blocked), &entries, &bytes,
+                                               &errorNumber, printLabelled,
+                                               (void *)"error");
   printf("unreadable: %d errno %d\n", mlirLogicalResultIsSuccess(status),
          errorNumber);
   mlirExecutionEngineDestroy(jit);

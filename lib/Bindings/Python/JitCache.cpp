@@ -73,12 +73,11 @@ void jit::populateJitCache(py::module_ &m) {
       [](const py::bytes &directory) {
         int64_t entries;
         uint64_t bytes;
-        callStore(directory, [&](MlirStringRef path, int *code,
-                                 std::string *error) {
-          return mlirExecutionEngineGetCacheContents(path, &entries, &bytes,
-                                                     code, appendToString,
-                                                     error);
-        });
+        callStore(directory,
+                  [&](MlirStringRef path, int *code, std::string *error) {
+                    return mlirExecutionEngineGetCacheContents(
+                        path, &entries, &bytes, code, appendToString, error);
+                  });
         return py::make_tuple(entries, bytes);
       },
       py::arg("directory"),
@@ -88,11 +87,11 @@ void jit::populateJitCache(py::module_ &m) {
       "_cache_clear",
       [](const py::bytes &directory) {
         int64_t removed;
-        callStore(directory, [&](MlirStringRef path, int *code,
-                                 std::string *error) {
-          return mlirExecutionEngineClearCache(path, &removed, code,
-                                               appendToString, error);
-        });
+        callStore(directory,
+                  [&](MlirStringRef path, int *code, std::string *error) {
+                    return mlirExecutionEngineClearCache(path, &removed, code,
+                                                         appendToString, error);
+                  });
         return removed;
       },
       py::arg("directory"),

@@ -153,9 +153,10 @@ extern "C" MlirLogicalResult mlirExecutionEngineGetCacheContents(
   return mlirLogicalResultSuccess();
 }
 
-extern "C" MlirLogicalResult mlirExecutionEngineClearCache(
-    MlirStringRef directory, int64_t *removed, int *errorNumber,
-    MlirStringCallback onError, void *userData) {
+extern "C" MlirLogicalResult
+mlirExecutionEngineClearCache(MlirStringRef directory, int64_t *removed,
+                              int *errorNumber, MlirStringCallback onError,
+                              void *userData) {
   mlir_execution_engine::StoreError error;
   auto count =
       mlir_execution_engine::clearObjectStore(unwrap(directory), error);
