@@ -412,6 +412,47 @@ void initJitFunctionType() {
     throw py::error_already_set();
 }
 
+/// The callable of a JitFunction for the func.func `name` (see
+/// `_make_jit_function`'s doc).
+py::object makeJitFunction(const std::string &name, py::object operation,
+                           py::sequence dtypes, bool releaseGil, bool mayStop,
+                           bool stoppable, py::object compile,
+                           py::object errors) {
+  MlirOperation op = unwrapCapsule(operation, mlirPythonCapsuleToOperation,
+                                   "an mlir.ir.Operation");
+  auto function = std::make_unique<JitFunction>();
+  function->name = name;
+  function->signature = describeSignature(op, name, dtypes);
+  function->releaseGil = releaseGil;
+  function->mayStop = mayStop;
+  function->stoppable = mayStop && stoppable;
+  function->compile = std::move(compile);
+  if (!errors.is_none() && !PyList_Check(errors.ptr()))
+    throw py::type_error("errors must be a list or None");
+  if (!errors.is_none()) // else null: no list to check
+    function->errors = std::move(errors);
+  function->layOut();
+  auto *object = PyObject_GC_New(JitFunctionObject, &jitFunctionType);
+  if (!object)
+    throw py::error_already_set();
+  JitFunction &made = *function.release();
+  object->function = &made;
+  PyObject_GC_Track(object);
+  auto self =
+      py::reinterpret_steal<py::object>(reinterpret_cast<PyObject *>(object));
+  made.doc = "jitted function " + made.name + made.signature.text;
+  made.method.ml_name = made.name.c_str();
+  made.method.ml_meth = reinterpret_cast<PyCFunction>(
+      reinterpret_cast<void (*)()>(callJitFunction));
+  made.method.ml_flags = METH_FASTCALL | METH_KEYWORDS;
+  made.method.ml_doc = made.doc.c_str();
+  // The builtin keeps `self`, which keeps `method`.
+  PyObject *callable = PyCFunction_New(&made.method, self.ptr());
+  if (!callable)
+    throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(callable);
+}
+
 } // namespace
 
 void populateJitFunctions(py::module_ &m) {
@@ -420,58 +461,20 @@ void populateJitFunctions(py::module_ &m) {
   m.add_object("JitFunction",
                py::handle(reinterpret_cast<PyObject *>(&jitFunctionType)));
 
-  m.def(
-      "_make_jit_function",
-      [](const std::string &name, py::object operation, py::sequence dtypes,
-         bool releaseGil, bool mayStop, bool stoppable, py::object compile,
-         py::object errors) {
-        MlirOperation op = unwrapCapsule(
-            operation, mlirPythonCapsuleToOperation, "an mlir.ir.Operation");
-        auto function = std::make_unique<JitFunction>();
-        function->name = name;
-        function->signature = describeSignature(op, name, dtypes);
-        function->releaseGil = releaseGil;
-        function->mayStop = mayStop;
-        function->stoppable = mayStop && stoppable;
-        function->compile = std::move(compile);
-        if (!errors.is_none() && !PyList_Check(errors.ptr()))
-          throw py::type_error("errors must be a list or None");
-        if (!errors.is_none()) // else null: no list to check
-          function->errors = std::move(errors);
-        function->layOut();
-        auto *object = PyObject_GC_New(JitFunctionObject, &jitFunctionType);
-        if (!object)
-          throw py::error_already_set();
-        JitFunction &made = *function.release();
-        object->function = &made;
-        PyObject_GC_Track(object);
-        auto self = py::reinterpret_steal<py::object>(
-            reinterpret_cast<PyObject *>(object));
-        made.doc = "jitted function " + made.name + made.signature.text;
-        made.method.ml_name = made.name.c_str();
-        made.method.ml_meth = reinterpret_cast<PyCFunction>(
-            reinterpret_cast<void (*)()>(callJitFunction));
-        made.method.ml_flags = METH_FASTCALL | METH_KEYWORDS;
-        made.method.ml_doc = made.doc.c_str();
-        // The builtin keeps `self`, which keeps `method`.
-        PyObject *callable = PyCFunction_New(&made.method, self.ptr());
-        if (!callable)
-          throw py::error_already_set();
-        return py::reinterpret_steal<py::object>(callable);
-      },
-      py::arg("name"), py::arg("function"), py::arg("dtypes"),
-      py::arg("release_gil"), py::arg("may_stop"), py::arg("stoppable"),
-      py::arg("compile"), py::arg("errors") = py::none(),
-      "The callable for `function`, the func.func `name` (see mlir.jit): "
-      "a builtin function whose `__self__` is its JitFunction, "
-      "made before the module is lowered. `compile()` returns the "
-      "ExecutionEngine; the first call calls it. `may_stop`: a Python "
-      "callback may run during a call, or an allocation may fail. If "
-      "`stoppable` (only the module's own code runs between a call and its "
-      "callbacks or runtime functions), a callback that raises, or a failed "
-      "allocation, stops the call. "
-      "`errors` is the module's list of exceptions its callbacks "
-      "raised on threads Python never created, which calls re-raise.");
+  m.def("_make_jit_function", &makeJitFunction, py::arg("name"),
+        py::arg("function"), py::arg("dtypes"), py::arg("release_gil"),
+        py::arg("may_stop"), py::arg("stoppable"), py::arg("compile"),
+        py::arg("errors") = py::none(),
+        "The callable for `function`, the func.func `name` (see mlir.jit): "
+        "a builtin function whose `__self__` is its JitFunction, "
+        "made before the module is lowered. `compile()` returns the "
+        "ExecutionEngine; the first call calls it. `may_stop`: a Python "
+        "callback may run during a call, or an allocation may fail. If "
+        "`stoppable` (only the module's own code runs between a call and its "
+        "callbacks or runtime functions), a callback that raises, or a failed "
+        "allocation, stops the call. "
+        "`errors` is the module's list of exceptions its callbacks "
+        "raised on threads Python never created, which calls re-raise.");
 
   m.def(
       "_bind_runtime_support",
