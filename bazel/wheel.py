@@ -80,11 +80,16 @@ def write_wheel(output, dist_info, entries):
         write(whl, f"{dist_info}/RECORD", ("\n".join(record) + "\n").encode())
 
 
+def is_shared_library(path):
+    """Whether `path` names a shared library: libX.so, libX.so.22.1."""
+    return re.search(r"\.so(\.|$)", path) is not None
+
+
 def write(whl, path, data):
     info = zipfile.ZipInfo(path, date_time=(1980, 1, 1, 0, 0, 0))
     # Shared libraries (libX.so, libX.so.22.1) keep their executable bit when
     # pip unpacks them.
-    mode = 0o755 if re.search(r"\.so(\.|$)", path) else 0o644
+    mode = 0o755 if is_shared_library(path) else 0o644
     info.external_attr = (0o100000 | mode) << 16
     info.compress_type = zipfile.ZIP_DEFLATED
     whl.writestr(info, data)

@@ -21,7 +21,7 @@ import sys
 import tempfile
 import zipfile
 
-from wheel import write_wheel
+from wheel import is_shared_library, write_wheel
 
 COMMON_LICENSES = "/usr/share/common-licenses/"
 
@@ -36,7 +36,7 @@ def main(repaired_dir, output_dir):
         entries = [n for n in whl.namelist() if not n.endswith("/")]
         (dist_info,) = {n.split("/")[0] for n in entries if n.split("/")[0].endswith(".dist-info")}
         for name in entries:
-            if re.search(r"\.so(\.|$)", name):
+            if is_shared_library(name):
                 keep_rpath_inside(tmp, name)
         contents = {}
         for name in entries:

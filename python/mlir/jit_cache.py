@@ -51,9 +51,10 @@ def info(cache_dir: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """The cache's directory, entry count, size in bytes and size bound
     (None if MLIR_JIT_CACHE_MAX_BYTES is invalid). OSError if the directory
     or an entry cannot be read."""
+    cache_dir = cache_dir or default_cache_dir()
     entries, size = _native._cache_contents(_path(cache_dir))
     return {
-        "directory": cache_dir or default_cache_dir(),
+        "directory": cache_dir,
         "entries": entries,
         "bytes": size,
         "max_bytes": max_bytes(),
