@@ -149,6 +149,13 @@ LLVM_PROJECT_TARGETS = {
         "deps": ["mlir:IR"],
         "lib": "libMLIR",
     },
+    # mlir/BUILD.bazel cc_library "OpenMPDialect".
+    "mlir:OpenMPDialect": {
+        "kind": "cc_library",
+        "hdrs": ["include/mlir/Dialect/OpenMP/*.h"],
+        "deps": ["mlir:IR", "mlir:LLVMDialect"],
+        "lib": "libMLIR",
+    },
     # mlir/BUILD.bazel cc_library "MathTransforms".
     "mlir:MathTransforms": {
         "kind": "cc_library",

@@ -20,6 +20,11 @@
 #include "llvm/TargetParser/Host.h"
 
 #include <algorithm>
+#include <dlfcn.h>
+
+// Of LLVM's OpenMP runtime, which this library links: its address tells
+// which file the loader took it from.
+extern "C" int omp_get_max_threads();
 
 using namespace llvm;
 using namespace llvm::orc;
@@ -275,6 +280,23 @@ OrcEngine::create(const OrcEngineOptions &options) {
     (process ? *process : main).addGenerator(std::move(*runtime));
   else
     consumeError(runtime.takeError()); // then such calls name their symbol
+  // LLVM's OpenMP runtime, for code lowered from the OpenMP dialect: loaded
+  // privately too (with this library), so searched through its own handle,
+  // for its own functions only.
+  Dl_info openmp;
+  if (dladdr(reinterpret_cast<void *>(&omp_get_max_threads), &openmp) &&
+      openmp.dli_fname) {
+    auto isOpenMPFunction = [](const SymbolStringPtr &name) {
+      return llvm::any_of(kOpenMPPrefixes, [&](const char *prefix) {
+        return (*name).starts_with(prefix);
+      });
+    };
+    auto runtime = DynamicLibrarySearchGenerator::Load(
+        openmp.dli_fname, globalPrefix, std::move(isOpenMPFunction));
+    if (!runtime)
+      return runtime.takeError();
+    (process ? *process : main).addGenerator(std::move(*runtime));
+  }
   for (StringRef path : options.sharedLibPaths) {
     std::string reason;
     auto library =

@@ -60,6 +60,9 @@ public:
   /// The shared compiler runtime searched for the functions LLVM's code
   /// calls (`__truncdfhf2`, `__divti3`, ...).
   static constexpr const char *kCompilerRuntime = "libgcc_s.so.1";
+  /// The prefixes of LLVM's OpenMP runtime's functions that code lowered
+  /// from the OpenMP dialect calls (`__kmpc_fork_call`, `omp_get_thread_num`).
+  static constexpr const char *kOpenMPPrefixes[] = {"__kmpc_", "omp_"};
 
   /// Creates the JIT and loads the shared libraries: those with upstream's
   /// `__mlir_execution_engine_init`/`_destroy` functions give their symbols

@@ -37,6 +37,6 @@ with tempfile.TemporaryDirectory() as tmp:
 # CHECK: exit 1
 # CHECK: ImportError: mlir cannot load its MLIR C API library: libMLIR.so.22.1: cannot open shared object file
 # CHECK-NEXT: It needs the LLVM/MLIR 22 shared libraries
-# CHECK-SAME: in the directory it was built against: {{.*}}/llvm-XX/lib.
+# CHECK-SAME: in the directory it was built against: {{.*}}/llvm-XX/lib, and LLVM's OpenMP runtime (libomp.so.5).
 # CHECK-NEXT: On Debian 12 install them with:
-# CHECK-NEXT:   apt-get install libmlir-22-dev llvm-22-dev mlir-22-tools
+# CHECK-NEXT:   apt-get install libmlir-22-dev llvm-22-dev mlir-22-tools libomp-22-dev

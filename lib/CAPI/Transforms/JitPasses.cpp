@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Pass/Pass.h"
@@ -139,6 +140,60 @@ struct ExpandArithPass : public PassWrapper<ExpandArithPass, OperationPass<>> {
   }
 };
 
+/// Makes each omp.parallel fork only when its loop has two iterations or
+/// more (its `if` clause): for one, waking the other threads costs
+/// microseconds and gains nothing (a small matmul is a single block).
+struct ParallelIfPass : public PassWrapper<ParallelIfPass, OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ParallelIfPass)
+
+  StringRef getArgument() const final { return "jit-parallel-if"; }
+  StringRef getDescription() const final {
+    return "Run an omp.parallel's loop on the calling thread alone when it "
+           "has fewer than two iterations";
+  }
+  void getDependentDialects(DialectRegistry &registry) const final {
+    registry.insert<arith::ArithDialect>();
+  }
+  void runOnOperation() override {
+    getOperation()->walk([](omp::ParallelOp parallel) {
+      omp::LoopNestOp nest;
+      parallel.walk([&](omp::LoopNestOp op) {
+        nest = op;
+        return WalkResult::interrupt();
+      });
+      // As convert-scf-to-openmp makes them: an exclusive loop whose bounds
+      // are defined outside.
+      if (parallel.getIfExpr() || !nest || nest.getLoopInclusive() ||
+          llvm::any_of(nest->getOperands(), [&](Value bound) {
+            return !bound.getParentRegion()->isAncestor(
+                parallel->getParentRegion());
+          }))
+        return;
+      OpBuilder builder(parallel);
+      Location loc = parallel.getLoc();
+      Value iterations;
+      for (auto [lower, upper, step] :
+           llvm::zip(nest.getLoopLowerBounds(), nest.getLoopUpperBounds(),
+                     nest.getLoopSteps())) {
+        Value zero = arith::ConstantOp::create(
+            builder, loc, builder.getZeroAttr(lower.getType()));
+        Value span = arith::MaxSIOp::create(
+            builder, loc, arith::SubIOp::create(builder, loc, upper, lower),
+            zero);
+        Value count = arith::CeilDivSIOp::create(builder, loc, span, step);
+        iterations =
+            iterations ? arith::MulIOp::create(builder, loc, iterations, count)
+                       : count;
+      }
+      Value two = arith::ConstantOp::create(
+          builder, loc, builder.getIntegerAttr(iterations.getType(), 2));
+      Value fork = arith::CmpIOp::create(
+          builder, loc, arith::CmpIPredicate::sge, iterations, two);
+      parallel.getIfExprMutable().assign(fork);
+    });
+  }
+};
+
 } // namespace
 
 void mlirRegisterJitPasses(void) {
@@ -146,5 +201,6 @@ void mlirRegisterJitPasses(void) {
   std::call_once(once, [] {
     PassRegistration<ApproximateMathPass>();
     PassRegistration<ExpandArithPass>();
+    PassRegistration<ParallelIfPass>();
   });
 }

@@ -66,6 +66,10 @@ def _uses_tensors(module: ir.Module, signatures: Iterable[ir.FunctionType]) -> b
     return _contains(module.operation, makes_tensor)
 
 
+# Loops whose iterations FAST_PIPELINE runs on several threads.
+_PARALLEL_LOOPS = ("scf.parallel", "scf.forall")
+
+
 def _releases_gil(function: ir.Operation, callbacks: set[str]) -> bool:
     """Whether a call releases the GIL while `function` runs. It keeps it
     for straight-line code (cheap) and for code that calls only Python
@@ -91,7 +95,11 @@ def _releases_gil(function: ir.Operation, callbacks: set[str]) -> bool:
                     return True
                 frame[2] = True
             elif op.regions:
-                if any(len(list(region)) > 1 for region in op.regions):
+                # A parallel loop's iterations may run on other threads,
+                # where each callback takes the GIL.
+                if op.name in _PARALLEL_LOOPS or any(
+                    len(list(region)) > 1 for region in op.regions
+                ):
                     return True
                 stack.append([op, _children(op), False])
             continue
@@ -158,7 +166,9 @@ def _stoppable(module: ir.Module, state: _JitState, custom_pipeline: bool) -> bo
     of the user's (it may bring runtimes, such as OpenMP's, that call the
     module back), no op of another dialect (an external `llvm.func`, such as
     libc's `qsort`, may call the module back), and no call but of the
-    module's own functions."""
+    module's own functions, and no parallel loop (a callback on another
+    thread has no call to jump back to; one on the calling thread would
+    leave the others waiting)."""
     if state.shared_libs or custom_pipeline:
         return False
     own = {
@@ -167,7 +177,7 @@ def _stoppable(module: ir.Module, state: _JitState, custom_pipeline: bool) -> bo
         if op.name == "func.func"
     }
     for op in _walk(module.operation):
-        if op.name.split(".")[0] not in _OWN_CODE_DIALECTS:
+        if op.name.split(".")[0] not in _OWN_CODE_DIALECTS or op.name in _PARALLEL_LOOPS:
             return False
         if _is_call(op) and not (op.name == "func.call" and _callee(op) in own):
             return False

@@ -48,6 +48,18 @@ _LOWERING = (
 )
 DEFAULT_PIPELINE = f"builtin.module({_LOWERING})"
 
+# FAST_PIPELINE's lowering: that of DEFAULT_PIPELINE, but parallel loops
+# (the schedule's blocks, and scf.forall and scf.parallel) run on the threads
+# of LLVM's OpenMP runtime, OMP_NUM_THREADS of them (by default one a core).
+# Memrefs are lowered before the control flow: the memref.alloca_scope
+# convert-scf-to-openmp makes cannot be lowered once its region is blocks.
+_PARALLEL_LOWERING = _LOWERING.replace(
+    "convert-scf-to-cf,",
+    "scf-forall-to-parallel,convert-scf-to-openmp,jit-parallel-if,"
+    "expand-strided-metadata,lower-affine,"
+    "finalize-memref-to-llvm{use-generic-functions},convert-scf-to-cf,",
+).replace("reconcile-unrealized-casts", "convert-openmp-to-llvm,reconcile-unrealized-casts")
+
 # One-shot bufferization, function boundaries included, where a tensor
 # becomes a memref of any strides (so any view of an array is passed
 # uncopied), and deallocation of the buffers it allocates. Tensor arguments
@@ -65,18 +77,18 @@ _BUFFERIZATION = (
 BUFFERIZATION_PIPELINE = f"builtin.module({_BUFFERIZATION})"
 
 # The schedule of schedules/fast.mlir (tiling, packing and vectorizing
-# linalg.matmul on tensors for the host's CPU), then bufferization and
-# DEFAULT_PIPELINE's lowering.
+# linalg.matmul on tensors for the host's CPU, its blocks in parallel), then
+# bufferization and the parallel lowering.
 _FAST_SCHEDULE = os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "schedules", "fast.mlir"
 )
 FAST_PIPELINE = (
     "builtin.module("
     f'transform-preload-library{{transform-library-paths={{"{_FAST_SCHEDULE}"}}}},'
-    f"transform-interpreter,{_BUFFERIZATION},{_LOWERING})"
+    f"transform-interpreter,{_BUFFERIZATION},{_PARALLEL_LOWERING})"
 )
 # What FAST_PIPELINE runs on a module whose matmuls the schedule cannot take.
-_FAST_UNSCHEDULED = f"builtin.module({_BUFFERIZATION},{_LOWERING})"
+_FAST_UNSCHEDULED = f"builtin.module({_BUFFERIZATION},{_PARALLEL_LOWERING})"
 # The element types the schedule vectorizes correctly: LLVM 22's
 # transform interpreter crashes on complex matmuls, and vectorized i1 loads
 # treat bytes as packed bits.

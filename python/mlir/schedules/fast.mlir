@@ -1,7 +1,8 @@
 // FAST_PIPELINE's schedule (mlir.execution_engine.FAST_PIPELINE), run by
 // transform-interpreter before bufferization: for the host's CPU (AVX-512
 // or AVX2), each linalg.matmul on tensors is
-// - tiled for the caches into 64 x 128 x 512 blocks (M x N x K);
+// - tiled for the caches into 64 x 128 x 512 blocks (M x N x K), the
+//   64 x 128 blocks of C an scf.forall, which FAST_PIPELINE runs on all cores;
 // - padded in M and N to the block's full size: copies of A's, B's and C's
 //   pieces in contiguous buffers of static shape, whatever the arguments'
 //   strides (K stays dynamic: padding it slowed small sizes 2-4 times);
@@ -32,10 +33,12 @@ module attributes {transform.with_named_sequence} {
       %op: !transform.any_op {transform.consumed}) {
     transform.sequence %op : !transform.any_op failures(suppress) {
     ^bb0(%matmul: !transform.any_op):
-      %block, %blockLoops:3 = transform.structured.tile_using_for %matmul
-        tile_sizes [64, 128, 512]
-        : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
-                                  !transform.any_op, !transform.any_op)
+      %shard, %blocks = transform.structured.tile_using_forall %matmul
+        tile_sizes [64, 128]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      %block, %kLoop = transform.structured.tile_using_for %shard
+        tile_sizes [0, 0, 512]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
       // Zero padding (the default), whatever the element type.
       %padded, %pad, %copyBack = transform.structured.pad %block {
         padding_dimensions = [0, 1],
@@ -49,18 +52,18 @@ module attributes {transform.with_named_sequence} {
                                   !transform.any_op, !transform.any_op)
       transform.structured.vectorize %tile {create_named_contraction}
         : !transform.any_op
-      transform.apply_patterns to %blockLoops#0 {
+      transform.apply_patterns to %blocks {
         transform.apply_patterns.vector.lower_contraction
           lowering_strategy = "outerproduct"
         transform.apply_patterns.vector.lower_outerproduct
         transform.apply_patterns.canonicalization
       } : !transform.any_op
-      transform.apply_cse to %blockLoops#0 : !transform.any_op
+      transform.apply_cse to %blocks : !transform.any_op
       transform.loop.hoist_loop_invariant_subsets %tileLoops#2 : !transform.any_op
-      transform.apply_patterns to %blockLoops#0 {
+      transform.apply_patterns to %blocks {
         transform.apply_patterns.canonicalization
       } : !transform.any_op
-      transform.apply_cse to %blockLoops#0 : !transform.any_op
+      transform.apply_cse to %blocks : !transform.any_op
       %padding = transform.structured.rewrite_in_destination_passing_style %pad
         : (!transform.any_op) -> !transform.any_op
       transform.structured.insert_slice_to_copy %padding
