@@ -156,6 +156,13 @@ LLVM_PROJECT_TARGETS = {
         "deps": ["mlir:IR", "mlir:LLVMDialect"],
         "lib": "libMLIR",
     },
+    # mlir/BUILD.bazel cc_library "SCFDialect".
+    "mlir:SCFDialect": {
+        "kind": "cc_library",
+        "hdrs": ["include/mlir/Dialect/SCF/IR/*.h"],
+        "deps": ["mlir:IR"],
+        "lib": "libMLIR",
+    },
     # mlir/BUILD.bazel cc_library "MathTransforms".
     "mlir:MathTransforms": {
         "kind": "cc_library",

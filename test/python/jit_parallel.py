@@ -1,19 +1,21 @@
 # RUN: env OMP_NUM_THREADS=2 %PYTHON %s | FileCheck %s
 #
-# FAST_PIPELINE runs parallel loops on the threads of LLVM's OpenMP runtime,
-# OMP_NUM_THREADS of them (two here, whatever the machine): the matmul
-# schedule's blocks and the module's own scf.parallel and scf.forall, whose
-# reductions combine the threads' partial results. A callback in a parallel
-# loop runs on its iteration's thread, taking the GIL; an exception it raises
-# is re-raised when the call returns, and the module's next call runs anew.
-# A loop of one iteration does not fork. DEFAULT_PIPELINE runs the same
-# loops on the calling thread.
+# FAST_PIPELINE runs the matmul schedule's blocks, and the module's own
+# scf.parallel, scf.forall and affine.parallel loops that neither call nor
+# reduce, on the threads of LLVM's OpenMP runtime, OMP_NUM_THREADS of them
+# (two here, whatever the machine), forking only for two iterations or more
+# (jit-parallel-if). Loops that call (a Python callback, or a function that
+# may call one) or reduce run on the calling thread (jit-sequential-loops),
+# as DEFAULT_PIPELINE runs them all: a callback's exception is re-raised
+# when the call returns, and the module's next call runs anew.
 
-import ctypes
+import os
 import threading
 
 import numpy as np
 from mlir.execution_engine import DEFAULT_PIPELINE, FAST_PIPELINE, jit
+from mlir.ir import Context, Module
+from mlir.passmanager import PassManager
 
 MATMUL = """
 func.func @mm(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: tensor<?x?xf32>) -> tensor<?x?xf32> {
@@ -127,31 +129,13 @@ def check_loops(pipeline, name):
     print(f"{name}: next call: {sorted(i for i, _ in visits) == list(range(400))}")
 
 
-# CHECK: fast parallel: every iteration once: True, threads: 2, the caller's among them: True
-# CHECK: fast forall: every iteration once: True, threads: 2, the caller's among them: True
+# CHECK: fast parallel: every iteration once: True, threads: 1, the caller's among them: True
+# CHECK: fast forall: every iteration once: True, threads: 1, the caller's among them: True
 # CHECK: fast reduction: True
 # CHECK: fast: raised after the call: KeyError('iteration 500')
 # CHECK: fast: next call: True
 check_loops(FAST_PIPELINE, "fast")
 
-
-def check_forks_from_two_iterations():
-    # The OpenMP runtime the package loaded (by its soname).
-    in_parallel = ctypes.CDLL("libomp.so.5").omp_in_parallel
-    module = jit(LOOPS, pipeline=FAST_PIPELINE, cache_dir=None)
-    seen = []
-    module.register("visit", lambda i: seen.append(in_parallel()))
-    for n in (0, 1, 2, 3):
-        seen.clear()
-        module.parallel(n)
-        print(f"{n} iterations: in a parallel region: {seen}")
-
-
-# CHECK: 0 iterations: in a parallel region: []
-# CHECK: 1 iterations: in a parallel region: [0]
-# CHECK: 2 iterations: in a parallel region: [1, 1]
-# CHECK: 3 iterations: in a parallel region: [1, 1, 1]
-check_forks_from_two_iterations()
 
 # CHECK: default parallel: every iteration once: True, threads: 1, the caller's among them: True
 # CHECK: default forall: every iteration once: True, threads: 1, the caller's among them: True
@@ -159,3 +143,95 @@ check_forks_from_two_iterations()
 # CHECK: default: raised after the call: KeyError('iteration 500')
 # CHECK: default: next call: True
 check_loops(DEFAULT_PIPELINE, "default")
+
+
+def lowered(source, pipeline):
+    with Context():
+        module = Module.parse(source)
+        PassManager.parse(pipeline).run(module.operation)
+        return str(module)
+
+
+# What FAST_PIPELINE makes of each function (alone in a module): OpenMP's
+# parallel regions for the matmul and a loop that neither calls nor reduces,
+# none for loops that call or reduce.
+STORE = """
+func.func @store(%x: memref<?xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %x, %c0 : memref<?xf64>
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    %v = arith.index_cast %i : index to i64
+    %f = arith.sitofp %v : i64 to f64
+    memref.store %f, %x[%i] : memref<?xf64>
+    scf.reduce
+  }
+  return
+}
+"""
+# CHECK: matmul: parallel regions: 1
+# CHECK: store: parallel regions: 1
+# CHECK: parallel: parallel regions: 0
+# CHECK: sum_of_squares: parallel regions: 0
+for name, source in [
+    ("matmul", MATMUL),
+    ("store", STORE),
+    ("parallel", LOOPS),
+    ("sum_of_squares", LOOPS),
+]:
+    if source is LOOPS:
+        start = source.index(f"func.func @{name}(")
+        end = source.index("\n}\n", start) + 3
+        source = "func.func private @visit(i64)\n" + source[start:end]
+    print(f"{name}: parallel regions: {lowered(source, FAST_PIPELINE).count('omp.parallel')}")
+
+# A loop that stores runs right, in parallel.
+module = jit(STORE, pipeline=FAST_PIPELINE, cache_dir=None)
+x = np.zeros(100003)
+module.store(x)
+# CHECK: stored in parallel: True
+print(f"stored in parallel: {np.array_equal(x, np.arange(100003, dtype=np.float64))}")
+
+# jit-parallel-if: a parallel region forks for two iterations or more.
+# CHECK-LABEL: func.func @fork
+# CHECK: %[[SPAN:.*]] = arith.maxsi
+# CHECK: %[[COUNT:.*]] = arith.ceildivsi %[[SPAN]]
+# CHECK: %[[FORK:.*]] = arith.cmpi sge, %[[COUNT]], %c2
+# CHECK: omp.parallel if(%[[FORK]])
+print(
+    lowered(
+        STORE.replace("@store", "@fork"),
+        "builtin.module(convert-scf-to-openmp,jit-parallel-if)",
+    )
+)
+
+# jit-sequential-loops: a loop that reduces, as scf.for loops whose
+# iteration argument the reduction's region combines.
+# CHECK-LABEL: func.func @sum_of_squares
+# CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f64)
+# CHECK: %[[SQUARE:.*]] = arith.mulf
+# CHECK: %[[NEW:.*]] = arith.addf %[[ACC]], %[[SQUARE]] : f64
+# CHECK: scf.yield %[[NEW]] : f64
+# CHECK-NOT: scf.parallel
+print(lowered(LOOPS, "builtin.module(jit-sequential-loops)"))
+
+# An OMP_NUM_THREADS that LLVM's OpenMP runtime would abort the process on
+# is refused, with FAST_PIPELINE only.
+# CHECK: '': ValueError: OMP_NUM_THREADS='' is not a thread count: FAST_PIPELINE runs parallel loops on LLVM's OpenMP runtime, which would abort the process on it; set it to a positive number of threads, such as 2, or unset it
+# CHECK: '0': ValueError: OMP_NUM_THREADS='0' is not a thread count
+# CHECK: 'abc': ValueError: OMP_NUM_THREADS='abc' is not a thread count
+# CHECK: '-3': ValueError: OMP_NUM_THREADS='-3' is not a thread count
+# CHECK: '1.5': ValueError: OMP_NUM_THREADS='1.5' is not a thread count
+# CHECK: ' 2, 1 ': accepted
+# CHECK: 'abc' with DEFAULT_PIPELINE: accepted
+for value in ["", "0", "abc", "-3", "1.5", " 2, 1 "]:
+    os.environ["OMP_NUM_THREADS"] = value
+    try:
+        jit(STORE, pipeline=FAST_PIPELINE, cache_dir=None)
+        print(f"{value!r}: accepted")
+    except ValueError as error:
+        print(f"{value!r}: ValueError: {error}")
+os.environ["OMP_NUM_THREADS"] = "abc"
+jit(STORE, pipeline=DEFAULT_PIPELINE, cache_dir=None).store(x)
+print("'abc' with DEFAULT_PIPELINE: accepted")
+os.environ["OMP_NUM_THREADS"] = "2"

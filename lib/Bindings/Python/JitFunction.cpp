@@ -242,37 +242,38 @@ bool checkNoAliasing(const JitFunction &function, PyObject *const *args) {
   return true;
 }
 
-/// The METH_FASTCALL function of a JitFunction's callable. Its frame area
-/// is sized from the signature alone, never from the arguments: no stack
-/// protector canary (a hot path).
-__attribute__((no_stack_protector)) PyObject *
-callJitFunction(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                PyObject *kwnames) {
-  JitFunction &function =
-      *reinterpret_cast<JitFunctionObject *>(self)->function;
+/// Refuses keywords, a wrong number of arguments and a function whose
+/// module the garbage collector cleared.
+bool checkCall(const JitFunction &function, Py_ssize_t nargs,
+               PyObject *kwnames) {
   const auto &params = function.signature.args;
   if (kwnames && PyTuple_GET_SIZE(kwnames) > 0) {
     PyErr_Format(PyExc_TypeError, "%s() takes no keyword arguments",
                  function.name.c_str());
-    return nullptr;
+    return false;
   }
   if (static_cast<size_t>(nargs) != params.size()) {
     PyErr_Format(PyExc_TypeError,
                  "%s() takes %zu arguments, got %zd (its type is %s)",
                  function.name.c_str(), params.size(), nargs,
                  function.signature.text.c_str());
-    return nullptr;
+    return false;
   }
   if (!function.compile) {
     PyErr_Format(PyExc_RuntimeError,
                  "%s(): its JitModule was cleared by the garbage collector",
                  function.name.c_str());
-    return nullptr;
+    return false;
   }
-  char *frame = static_cast<char *>(
-      alloca(function.frameSize + function.frameAlignment - 1));
-  frame = reinterpret_cast<char *>(
-      alignTo(reinterpret_cast<uintptr_t>(frame), function.frameAlignment));
+  return true;
+}
+
+/// Stores the arguments in `frame` (aligned, frameSize bytes) as the packed
+/// wrapper reads them, and their addresses (and the results') in the
+/// wrapper's array at the frame's start. Inlined: the typed call's hot path.
+__attribute__((always_inline)) inline bool
+packArguments(const JitFunction &function, PyObject *const *args, char *frame) {
+  const auto &params = function.signature.args;
   void **packed = reinterpret_cast<void **>(frame);
   char *slots = frame + function.slotsOffset;
   char *results = frame + function.resultsOffset;
@@ -291,43 +292,27 @@ callJitFunction(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
       if (spec.unranked
               ? !storeUnrankedMemRef(args[i], spec, words)
               : !storeMemRef(args[i], spec, MemRefView{words, spec.rank()}))
-        return nullptr;
+        return false;
       *reinterpret_cast<int64_t **>(slot) = words;
     } else if (spec.kind == kVector) {
       // Passed by value: the wrapper reads the vector where it lies.
       slot = frame + function.descriptorOffsets[i];
       if (!storeVector(args[i], spec, slot))
-        return nullptr;
+        return false;
     } else if (!storeScalar(args[i], spec, slot)) {
-      return nullptr;
+      return false;
     }
     packed[next++] = slot;
   }
   if (!function.byPointer && !function.signature.results.empty())
     packed[next++] = results;
-  if (!function.writableTensors.empty() && !checkNoAliasing(function, args))
-    return nullptr;
+  return function.writableTensors.empty() || checkNoAliasing(function, args);
+}
 
-  // The first call compiles the module (and checks the callbacks), once the
-  // arguments are known to be right.
-  if (!function.packed && !function.link())
-    return nullptr;
-  // A callback's exception from a thread Python never created, raised since
-  // the module's last call: this call re-raises it instead of running.
-  if (!raiseForeignError(function.errors.ptr()))
-    return nullptr;
-
-  if (!function.mayStop) {
-    if (function.releaseGil) {
-      Py_BEGIN_ALLOW_THREADS;
-      function.packed(packed);
-      Py_END_ALLOW_THREADS;
-    } else {
-      function.packed(packed);
-    }
-    return convertResults(function, results, args);
-  }
-
+/// Runs a call that a callback's exception or a failed allocation may end
+/// (function.mayStop), and raises that error, or converts the results.
+PyObject *runMayStop(JitFunction &function, PyObject *const *args,
+                     void **packed, char *results) {
   // Callbacks get read-only views of read-only arrays.
   JitThreadState &state = threadState();
   size_t readOnlyMark = state.numReadOnly;
@@ -359,6 +344,45 @@ callJitFunction(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
     return nullptr;
   }
   return value;
+}
+
+/// The METH_FASTCALL function of a JitFunction's callable. Its frame area
+/// is sized from the signature alone, never from the arguments: no stack
+/// protector canary (a hot path).
+__attribute__((no_stack_protector)) PyObject *
+callJitFunction(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                PyObject *kwnames) {
+  JitFunction &function =
+      *reinterpret_cast<JitFunctionObject *>(self)->function;
+  if (!checkCall(function, nargs, kwnames))
+    return nullptr;
+  char *frame = static_cast<char *>(
+      alloca(function.frameSize + function.frameAlignment - 1));
+  frame = reinterpret_cast<char *>(
+      alignTo(reinterpret_cast<uintptr_t>(frame), function.frameAlignment));
+  if (!packArguments(function, args, frame))
+    return nullptr;
+  void **packed = reinterpret_cast<void **>(frame);
+  char *results = frame + function.resultsOffset;
+
+  // The first call compiles the module (and checks the callbacks), once the
+  // arguments are known to be right.
+  if (!function.packed && !function.link())
+    return nullptr;
+  // A callback's exception from a thread Python never created, raised since
+  // the module's last call: this call re-raises it instead of running.
+  if (!raiseForeignError(function.errors.ptr()))
+    return nullptr;
+  if (function.mayStop)
+    return runMayStop(function, args, packed, results);
+  if (function.releaseGil) {
+    Py_BEGIN_ALLOW_THREADS;
+    function.packed(packed);
+    Py_END_ALLOW_THREADS;
+  } else {
+    function.packed(packed);
+  }
+  return convertResults(function, results, args);
 }
 
 // Functions take part in garbage collection: a callback may refer to the

@@ -6,8 +6,11 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -140,6 +143,71 @@ struct ExpandArithPass : public PassWrapper<ExpandArithPass, OperationPass<>> {
   }
 };
 
+/// Whether `loop` must run on the calling thread: it calls something (a
+/// Python callback there would wait for the GIL the caller may hold, and
+/// its exception would have no call to go to), or it reduces
+/// (convert-scf-to-openmp takes only some reductions, and on some types).
+bool runsOnCallingThread(scf::ParallelOp loop) {
+  return loop.getNumReductions() > 0 ||
+         loop->walk([](CallOpInterface) { return WalkResult::interrupt(); })
+             .wasInterrupted();
+}
+
+/// Rewrites `loop` as nested scf.for loops, each reduction an iteration
+/// argument that its scf.reduce region combines with the iteration's value.
+void runSequentially(scf::ParallelOp loop) {
+  OpBuilder builder(loop);
+  auto reduce = cast<scf::ReduceOp>(loop.getBody()->getTerminator());
+  auto body = [&](OpBuilder &nested, Location, ValueRange ivs,
+                  ValueRange accumulators) {
+    IRMapping mapping;
+    mapping.map(loop.getInductionVars(), ivs);
+    for (Operation &op : loop.getBody()->without_terminator())
+      nested.clone(op, mapping);
+    scf::ValueVector combined;
+    for (auto [region, accumulator, value] : llvm::zip(
+             reduce.getReductions(), accumulators, reduce.getOperands())) {
+      Block &combiner = region.front();
+      mapping.map(combiner.getArgument(0), accumulator);
+      mapping.map(combiner.getArgument(1), mapping.lookupOrDefault(value));
+      for (Operation &op : combiner.without_terminator())
+        nested.clone(op, mapping);
+      combined.push_back(mapping.lookupOrDefault(
+          cast<scf::ReduceReturnOp>(combiner.getTerminator()).getResult()));
+    }
+    return combined;
+  };
+  scf::LoopNest nest = scf::buildLoopNest(
+      builder, loop.getLoc(), loop.getLowerBound(), loop.getUpperBound(),
+      loop.getStep(), loop.getInitVals(), body);
+  loop.replaceAllUsesWith(nest.results);
+  loop.erase();
+}
+
+/// Rewrites the scf.parallel loops that must run on the calling thread as
+/// sequential loops, so that convert-scf-to-openmp takes only the others.
+struct SequentialLoopsPass
+    : public PassWrapper<SequentialLoopsPass, OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SequentialLoopsPass)
+
+  StringRef getArgument() const final { return "jit-sequential-loops"; }
+  StringRef getDescription() const final {
+    return "Rewrite the scf.parallel loops that call or reduce as scf.for "
+           "loops";
+  }
+  void runOnOperation() override {
+    // Post-order: inner loops first, so that an outer loop clones them
+    // rewritten.
+    SmallVector<scf::ParallelOp> loops;
+    getOperation()->walk([&](scf::ParallelOp loop) {
+      if (runsOnCallingThread(loop))
+        loops.push_back(loop);
+    });
+    for (scf::ParallelOp loop : loops)
+      runSequentially(loop);
+  }
+};
+
 /// Makes each omp.parallel fork only when its loop has two iterations or
 /// more (its `if` clause): for one, waking the other threads costs
 /// microseconds and gains nothing (a small matmul is a single block).
@@ -202,5 +270,6 @@ void mlirRegisterJitPasses(void) {
     PassRegistration<ApproximateMathPass>();
     PassRegistration<ExpandArithPass>();
     PassRegistration<ParallelIfPass>();
+    PassRegistration<SequentialLoopsPass>();
   });
 }

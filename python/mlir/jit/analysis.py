@@ -66,8 +66,9 @@ def _uses_tensors(module: ir.Module, signatures: Iterable[ir.FunctionType]) -> b
     return _contains(module.operation, makes_tensor)
 
 
-# Loops whose iterations FAST_PIPELINE runs on several threads.
-_PARALLEL_LOOPS = ("scf.parallel", "scf.forall")
+# What FAST_PIPELINE may run on the threads of LLVM's OpenMP runtime (a
+# matmul's blocks; loops that neither call nor reduce).
+_PARALLEL_OPS = ("scf.parallel", "scf.forall", "affine.parallel", "linalg.matmul")
 
 
 def _releases_gil(function: ir.Operation, callbacks: set[str]) -> bool:
@@ -95,9 +96,9 @@ def _releases_gil(function: ir.Operation, callbacks: set[str]) -> bool:
                     return True
                 frame[2] = True
             elif op.regions:
-                # A parallel loop's iterations may run on other threads,
+                # The OpenMP dialect's regions may run on other threads,
                 # where each callback takes the GIL.
-                if op.name in _PARALLEL_LOOPS or any(
+                if op.name.startswith("omp.") or any(
                     len(list(region)) > 1 for region in op.regions
                 ):
                     return True
@@ -159,16 +160,18 @@ _OWN_CODE_DIALECTS = {
 }
 
 
-def _stoppable(module: ir.Module, state: _JitState, custom_pipeline: bool) -> bool:
+def _stoppable(
+    module: ir.Module, state: _JitState, custom_pipeline: bool, parallel_pipeline: bool
+) -> bool:
     """Whether a raising callback may stop its module's calls by jumping
     back to the call over the frames between, which must then all be the
     module's own code (no unwinding needed): no shared library, no pipeline
     of the user's (it may bring runtimes, such as OpenMP's, that call the
     module back), no op of another dialect (an external `llvm.func`, such as
     libc's `qsort`, may call the module back), and no call but of the
-    module's own functions, and no parallel loop (a callback on another
-    thread has no call to jump back to; one on the calling thread would
-    leave the others waiting)."""
+    module's own functions; and with `parallel_pipeline` (FAST_PIPELINE's),
+    nothing it may run on several threads (a failed allocation on the
+    calling thread must not jump out of the OpenMP runtime's frames)."""
     if state.shared_libs or custom_pipeline:
         return False
     own = {
@@ -177,7 +180,9 @@ def _stoppable(module: ir.Module, state: _JitState, custom_pipeline: bool) -> bo
         if op.name == "func.func"
     }
     for op in _walk(module.operation):
-        if op.name.split(".")[0] not in _OWN_CODE_DIALECTS or op.name in _PARALLEL_LOOPS:
+        if op.name.split(".")[0] not in _OWN_CODE_DIALECTS:
+            return False
+        if parallel_pipeline and op.name in _PARALLEL_OPS:
             return False
         if _is_call(op) and not (op.name == "func.call" and _callee(op) in own):
             return False

@@ -31,6 +31,7 @@ from .pipelines import (
     DEFAULT_PIPELINE,
     FAST_PIPELINE,
     _bufferizes,
+    _check_thread_count,
     _fast_schedule_applies,
     _run_pipeline,
 )
@@ -95,7 +96,7 @@ def _analyse(
     # This package's pipelines lower to the module's own code.
     custom_pipeline = pipeline not in (None, DEFAULT_PIPELINE, FAST_PIPELINE)
     return tensors, {
-        "stoppable": _stoppable(module, state, custom_pipeline),
+        "stoppable": _stoppable(module, state, custom_pipeline, pipeline == FAST_PIPELINE),
         # Whether each releases the GIL, and needs a thread state.
         "functions": {
             name: [
@@ -174,6 +175,8 @@ class JitModule:
         cache_dir: str | os.PathLike[str] | None | _Default = DEFAULT,
     ) -> None:
         cache_dir = _checked_options(shared_libs, opt_level, cache_dir)
+        if pipeline == FAST_PIPELINE:
+            _check_thread_count()
         library_paths = list(shared_libs)
         # A text's module is looked for in the cache while the text is parsed
         # (its key is known before).

@@ -55,7 +55,7 @@ DEFAULT_PIPELINE = f"builtin.module({_LOWERING})"
 # convert-scf-to-openmp makes cannot be lowered once its region is blocks.
 _PARALLEL_LOWERING = _LOWERING.replace(
     "convert-scf-to-cf,",
-    "scf-forall-to-parallel,convert-scf-to-openmp,jit-parallel-if,"
+    "scf-forall-to-parallel,jit-sequential-loops,convert-scf-to-openmp,jit-parallel-if,"
     "expand-strided-metadata,lower-affine,"
     "finalize-memref-to-llvm{use-generic-functions},convert-scf-to-cf,",
 ).replace("reconcile-unrealized-casts", "convert-openmp-to-llvm,reconcile-unrealized-casts")
@@ -94,6 +94,24 @@ _FAST_UNSCHEDULED = f"builtin.module({_BUFFERIZATION},{_PARALLEL_LOWERING})"
 # treat bytes as packed bits.
 _FAST_ELEMENT_TYPES = {"f16", "bf16", "f32", "f64", "i8", "i16", "i32", "i64"}
 _SHAPED_ELEMENT = re.compile(r"\b(?:tensor|memref)<(?:(?:\?|\d+)x)*(\w+(?:<[^>]*>)?)")
+
+
+# The values of OMP_NUM_THREADS LLVM's OpenMP runtime takes: thread counts,
+# one a nesting level. On others (empty, 0, "abc") it aborts the process at
+# its first parallel region.
+_THREAD_COUNTS = re.compile(r"\s*[1-9][0-9]*\s*(,\s*[1-9][0-9]*\s*)*")
+
+
+def _check_thread_count() -> None:
+    """Refuses an OMP_NUM_THREADS that LLVM's OpenMP runtime, which runs
+    FAST_PIPELINE's parallel loops, would abort the process on."""
+    value = os.environ.get("OMP_NUM_THREADS")
+    if value is not None and not _THREAD_COUNTS.fullmatch(value):
+        raise ValueError(
+            f"OMP_NUM_THREADS={value!r} is not a thread count: FAST_PIPELINE runs "
+            "parallel loops on LLVM's OpenMP runtime, which would abort the process "
+            "on it; set it to a positive number of threads, such as 2, or unset it"
+        )
 
 
 def _fast_schedule_applies(module: ir.Module) -> bool:
