@@ -10,9 +10,10 @@ run, the measures taking turns (the fastest round of each):
   `linalg.generic`, against numpy's three passes;
 - a row softmax of 2048x1024 f32 as four `linalg.generic`s (row max,
   `exp(x - max)`, row sum, division), against numpy's;
-- `linalg.matmul` 512x512x512 f32 through DEFAULT_PIPELINE (linalg to
-  loops) and FAST_PIPELINE (tiled, packed and vectorized), in GFLOP/s,
-  against `numpy.matmul` on all cores and on one.
+- `linalg.matmul` f32 at 512^3 through DEFAULT_PIPELINE (linalg to loops),
+  and at 512^3, 1024^3 and 2048^3 through FAST_PIPELINE (tiled, packed,
+  vectorized, its blocks on LLVM's OpenMP runtime's threads), in GFLOP/s,
+  against `numpy.matmul`, both on all cores, then both on one.
 
 numpy's BLAS reads OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE when it loads:
 both are removed from this process's environment before numpy is imported,
@@ -39,7 +40,7 @@ from mlir.execution_engine import FAST_PIPELINE, jit  # noqa: E402
 
 SHORT = "--short" in sys.argv[1:] or os.environ.get("BENCH_SHORT") == "1"
 N = 10_000 if SHORT else 10_000_000
-M = 64 if SHORT else 512
+MATMUL_SIZES = (64,) if SHORT else (512, 1024, 2048)
 ROUNDS = 1 if SHORT else 15
 ROWS, COLUMNS = (16, 32) if SHORT else (2048, 1024)
 
@@ -154,6 +155,11 @@ def blas_threads(library, count):
         library.scipy_openblas_set_num_threads64_(count)
 
 
+def jit_threads(count):
+    """Sets the thread count of the OpenMP runtime the package loaded."""
+    ctypes.CDLL("libomp.so.5").omp_set_num_threads(count)
+
+
 def measure(measures):
     """Seconds per call of each measure (`name: function`): the measures
     take turns, round after round, and each keeps its fastest round."""
@@ -200,9 +206,6 @@ def main():
         return e / e.sum(axis=1, keepdims=True)
 
     assert np.allclose(module.softmax(logits), softmax(logits), rtol=1e-5, atol=1e-7)
-    A = rng.random((M, M), dtype=np.float32)
-    B = rng.random((M, M), dtype=np.float32)
-    assert np.allclose(module.matmul(A, B), A @ B, rtol=1e-4)
 
     # Each kernel against numpy's alone, so that both see the same caches.
     axpy = measure({"jit": lambda: module.axpy(a, x, y), "numpy": lambda: a * x + y})
@@ -210,22 +213,22 @@ def main():
     fused = measure({"jit": lambda: module.fused(xs, y), "numpy": lambda: np.tanh(xs) * y + 1})
     rows = measure({"jit": lambda: module.softmax(logits), "numpy": lambda: softmax(logits)})
     fast = jit(SOURCE, pipeline=FAST_PIPELINE, opt_level=3)
-    assert np.allclose(fast.matmul(A, B), A @ B, rtol=1e-4)
-    matmul = measure(
-        {
-            "jit": lambda: module.matmul(A, B),
-            "fast": lambda: fast.matmul(A, B),
-            "numpy": lambda: A @ B,
-        }
-    )
-    blas_threads(library, 1)
-    single = measure({"fast": lambda: fast.matmul(A, B), "numpy": lambda: A @ B})
-    matmul["fast, numpy on 1 thread"] = single["fast"]
-    matmul["numpy, 1 thread"] = single["numpy"]
-    blas_threads(library, threads)
-
-    def gflops(seconds):
-        return 2 * M**3 / seconds / 1e9
+    matmuls = {}
+    for size in MATMUL_SIZES:
+        A = rng.random((size, size), dtype=np.float32)
+        B = rng.random((size, size), dtype=np.float32)
+        assert np.allclose(fast.matmul(A, B), A @ B, rtol=1e-4)
+        kernels = {"fast": lambda: fast.matmul(A, B), "numpy": lambda: A @ B}
+        if size == MATMUL_SIZES[0]:
+            assert np.allclose(module.matmul(A, B), A @ B, rtol=1e-4)
+            kernels["default"] = lambda: module.matmul(A, B)
+        matmuls[size] = measure(kernels)
+        blas_threads(library, 1)
+        jit_threads(1)
+        single = measure({"fast": lambda: fast.matmul(A, B), "numpy": lambda: A @ B})
+        matmuls[size].update({f"{name}, 1 thread": time for name, time in single.items()})
+        blas_threads(library, threads)
+        jit_threads(os.cpu_count())
 
     for name, times, goal in [
         (f"axpy, {N} f32", axpy, 1),
@@ -238,13 +241,16 @@ def main():
             f"{times['numpy'] * 1e3:.2f} ms: throughput "
             f"{times['numpy'] / times['jit']:.2f}x numpy's (goal >= {goal})"
         )
-    print(
-        f"matmul {M}^3 f32, GFLOP/s: numpy {gflops(matmul['numpy']):.1f} ({threads} threads), "
-        f"{gflops(matmul['numpy, 1 thread']):.1f} (1 thread); jit DEFAULT_PIPELINE "
-        f"{gflops(matmul['jit']):.2f}, FAST_PIPELINE {gflops(matmul['fast']):.1f} "
-        f"(1 thread): {matmul['numpy'] / matmul['fast']:.2f}x numpy's (goal >= 0.25), "
-        f"{single['numpy'] / single['fast']:.2f}x numpy's on 1 thread"
-    )
+    for size, times in matmuls.items():
+        gflops = {name: 2 * size**3 / time / 1e9 for name, time in times.items()}
+        default = f"; DEFAULT_PIPELINE {gflops['default']:.2f}" if "default" in gflops else ""
+        print(
+            f"matmul {size}^3 f32, GFLOP/s: FAST_PIPELINE {gflops['fast']:.1f}, numpy "
+            f"{gflops['numpy']:.1f} ({threads} threads each): "
+            f"{times['numpy'] / times['fast']:.2f}x numpy's (goal >= 1); on 1 thread "
+            f"{gflops['fast, 1 thread']:.1f} and {gflops['numpy, 1 thread']:.1f}: "
+            f"{times['numpy, 1 thread'] / times['fast, 1 thread']:.2f}x{default}"
+        )
 
 
 if __name__ == "__main__":
