@@ -222,9 +222,11 @@ print(lowered(LOOPS, "builtin.module(jit-sequential-loops)"))
 # CHECK: 'abc': ValueError: OMP_NUM_THREADS='abc' is not a thread count
 # CHECK: '-3': ValueError: OMP_NUM_THREADS='-3' is not a thread count
 # CHECK: '1.5': ValueError: OMP_NUM_THREADS='1.5' is not a thread count
+# CHECK: '2\n': ValueError: OMP_NUM_THREADS='2\n' is not a thread count
+# CHECK: '99999999999999999999': ValueError: OMP_NUM_THREADS='99999999999999999999' is not a thread count
 # CHECK: ' 2, 1 ': accepted
 # CHECK: 'abc' with DEFAULT_PIPELINE: accepted
-for value in ["", "0", "abc", "-3", "1.5", " 2, 1 "]:
+for value in ["", "0", "abc", "-3", "1.5", "2\n", "99999999999999999999", " 2, 1 "]:
     os.environ["OMP_NUM_THREADS"] = value
     try:
         jit(STORE, pipeline=FAST_PIPELINE, cache_dir=None)

@@ -66,11 +66,6 @@ def _uses_tensors(module: ir.Module, signatures: Iterable[ir.FunctionType]) -> b
     return _contains(module.operation, makes_tensor)
 
 
-# What FAST_PIPELINE may run on the threads of LLVM's OpenMP runtime (a
-# matmul's blocks; loops that neither call nor reduce).
-_PARALLEL_OPS = ("scf.parallel", "scf.forall", "affine.parallel", "linalg.matmul")
-
-
 def _releases_gil(function: ir.Operation, callbacks: set[str]) -> bool:
     """Whether a call releases the GIL while `function` runs. It keeps it
     for straight-line code (cheap) and for code that calls only Python
@@ -160,18 +155,15 @@ _OWN_CODE_DIALECTS = {
 }
 
 
-def _stoppable(
-    module: ir.Module, state: _JitState, custom_pipeline: bool, parallel_pipeline: bool
-) -> bool:
+def _stoppable(module: ir.Module, state: _JitState, custom_pipeline: bool) -> bool:
     """Whether a raising callback may stop its module's calls by jumping
     back to the call over the frames between, which must then all be the
     module's own code (no unwinding needed): no shared library, no pipeline
     of the user's (it may bring runtimes, such as OpenMP's, that call the
     module back), no op of another dialect (an external `llvm.func`, such as
     libc's `qsort`, may call the module back), and no call but of the
-    module's own functions; and with `parallel_pipeline` (FAST_PIPELINE's),
-    nothing it may run on several threads (a failed allocation on the
-    calling thread must not jump out of the OpenMP runtime's frames)."""
+    module's own functions. (FAST_PIPELINE's parallel loops call nothing:
+    a callback never runs inside one.)"""
     if state.shared_libs or custom_pipeline:
         return False
     own = {
@@ -181,8 +173,6 @@ def _stoppable(
     }
     for op in _walk(module.operation):
         if op.name.split(".")[0] not in _OWN_CODE_DIALECTS:
-            return False
-        if parallel_pipeline and op.name in _PARALLEL_OPS:
             return False
         if _is_call(op) and not (op.name == "func.call" and _callee(op) in own):
             return False

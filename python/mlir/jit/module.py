@@ -96,7 +96,7 @@ def _analyse(
     # This package's pipelines lower to the module's own code.
     custom_pipeline = pipeline not in (None, DEFAULT_PIPELINE, FAST_PIPELINE)
     return tensors, {
-        "stoppable": _stoppable(module, state, custom_pipeline, pipeline == FAST_PIPELINE),
+        "stoppable": _stoppable(module, state, custom_pipeline),
         # Whether each releases the GIL, and needs a thread state.
         "functions": {
             name: [

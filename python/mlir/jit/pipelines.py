@@ -97,9 +97,10 @@ _SHAPED_ELEMENT = re.compile(r"\b(?:tensor|memref)<(?:(?:\?|\d+)x)*(\w+(?:<[^>]*
 
 
 # The values of OMP_NUM_THREADS LLVM's OpenMP runtime takes: thread counts,
-# one a nesting level. On others (empty, 0, "abc") it aborts the process at
-# its first parallel region.
-_THREAD_COUNTS = re.compile(r"\s*[1-9][0-9]*\s*(,\s*[1-9][0-9]*\s*)*")
+# one a nesting level. On others (empty, "abc", "-3", "2\n", a count of 20
+# digits) it aborts the process at its first parallel region. It reads the
+# variable then, once: a value set later is not checked.
+_THREAD_COUNTS = re.compile(r"[ \t]*[1-9][0-9]{0,3}[ \t]*(,[ \t]*[1-9][0-9]{0,3}[ \t]*)*")
 
 
 def _check_thread_count() -> None:
