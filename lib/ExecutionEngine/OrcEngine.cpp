@@ -281,8 +281,9 @@ OrcEngine::create(const OrcEngineOptions &options) {
   else
     consumeError(runtime.takeError()); // then such calls name their symbol
   // LLVM's OpenMP runtime, for code lowered from the OpenMP dialect: loaded
-  // privately too (with this library), so searched through its own handle,
-  // for its own functions only.
+  // privately (with this library), so searched by its file's name, for its
+  // own functions only. (Load's dlopen makes it global, too: a library
+  // loaded later that wants GCC's libgomp may bind to its GOMP_ functions.)
   Dl_info openmp;
   if (dladdr(reinterpret_cast<void *>(&omp_get_max_threads), &openmp) &&
       openmp.dli_fname) {

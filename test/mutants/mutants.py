@@ -423,14 +423,6 @@ MUTANTS = [
         "why": "__truncdfhf2 and the other compiler-runtime functions LLVM calls are missing symbols",
     },
     {
-        "name": "openmp_runtime_not_searched",
-        "file": "lib/ExecutionEngine/OrcEngine.cpp",
-        "search": "      return runtime.takeError();\n    (process ? *process : main).addGenerator(std::move(*runtime));",
-        "replace": "      return runtime.takeError();",
-        "tests": [PY + "jit_parallel"],
-        "why": "FAST_PIPELINE's parallel blocks call __kmpc_fork_call, which no engine finds",
-    },
-    {
         "name": "reducing_loop_forked",
         "file": "lib/CAPI/Transforms/JitPasses.cpp",
         "search": "  return loop.getNumReductions() > 0 ||",
