@@ -149,6 +149,13 @@ LLVM_PROJECT_TARGETS = {
         "deps": ["mlir:IR"],
         "lib": "libMLIR",
     },
+    # mlir/BUILD.bazel cc_library "MemRefDialect".
+    "mlir:MemRefDialect": {
+        "kind": "cc_library",
+        "hdrs": ["include/mlir/Dialect/MemRef/IR/*.h"],
+        "deps": ["mlir:IR"],
+        "lib": "libMLIR",
+    },
     # mlir/BUILD.bazel cc_library "OpenMPDialect".
     "mlir:OpenMPDialect": {
         "kind": "cc_library",

@@ -10,6 +10,8 @@ run, the measures taking turns (the fastest round of each):
   `linalg.generic`, against numpy's three passes;
 - a row softmax of 2048x1024 f32 as four `linalg.generic`s (row max,
   `exp(x - max)`, row sum, division), against numpy's;
+  these four each through DEFAULT_PIPELINE (one thread) and FAST_PIPELINE
+  (their parallel dimensions on LLVM's OpenMP runtime's threads);
 - `linalg.matmul` f32 at 512^3 through DEFAULT_PIPELINE (linalg to loops),
   and at 512^3, 1024^3 and 2048^3 through FAST_PIPELINE (tiled, packed,
   vectorized, its blocks on LLVM's OpenMP runtime's threads), in GFLOP/s,
@@ -191,28 +193,33 @@ def main():
         print("short run (smoke test): the figures below mean nothing")
 
     module = jit(SOURCE, opt_level=3)
+    fast = jit(SOURCE, pipeline=FAST_PIPELINE, opt_level=3)
     rng = np.random.default_rng(0)
     x = rng.random(N, dtype=np.float32)
     y = rng.random(N, dtype=np.float32)
     a = np.float32(2.5)
-    assert np.allclose(module.axpy(a, x, y), a * x + y)
-    assert np.isclose(module.sum(x), x.astype(np.float64).sum(), rtol=1e-5)
     xs = x * 8 - 4  # tanh varies over [-4, 4]
-    assert np.allclose(module.fused(xs, y), np.tanh(xs) * y + 1, rtol=1e-6, atol=1e-6)
     logits = rng.standard_normal((ROWS, COLUMNS), dtype=np.float32)
 
     def softmax(v):
         e = np.exp(v - v.max(axis=1, keepdims=True))
         return e / e.sum(axis=1, keepdims=True)
 
-    assert np.allclose(module.softmax(logits), softmax(logits), rtol=1e-5, atol=1e-7)
+    for jitted in (module, fast):
+        assert np.allclose(jitted.axpy(a, x, y), a * x + y)
+        assert np.isclose(jitted.sum(x), x.astype(np.float64).sum(), rtol=1e-5)
+        assert np.allclose(jitted.fused(xs, y), np.tanh(xs) * y + 1, rtol=1e-6, atol=1e-6)
+        assert np.allclose(jitted.softmax(logits), softmax(logits), rtol=1e-5, atol=1e-7)
 
     # Each kernel against numpy's alone, so that both see the same caches.
-    axpy = measure({"jit": lambda: module.axpy(a, x, y), "numpy": lambda: a * x + y})
-    total = measure({"jit": lambda: module.sum(x), "numpy": lambda: x.sum()})
-    fused = measure({"jit": lambda: module.fused(xs, y), "numpy": lambda: np.tanh(xs) * y + 1})
-    rows = measure({"jit": lambda: module.softmax(logits), "numpy": lambda: softmax(logits)})
-    fast = jit(SOURCE, pipeline=FAST_PIPELINE, opt_level=3)
+    def both(kernel, *arguments):
+        default_kernel, fast_kernel = module[kernel], fast[kernel]
+        return {"jit": lambda: default_kernel(*arguments), "fast": lambda: fast_kernel(*arguments)}
+
+    axpy = measure({**both("axpy", a, x, y), "numpy": lambda: a * x + y})
+    total = measure({**both("sum", x), "numpy": lambda: x.sum()})
+    fused = measure({**both("fused", xs, y), "numpy": lambda: np.tanh(xs) * y + 1})
+    rows = measure({**both("softmax", logits), "numpy": lambda: softmax(logits)})
     matmuls = {}
     for size in MATMUL_SIZES:
         A = rng.random((size, size), dtype=np.float32)
@@ -237,9 +244,10 @@ def main():
         (f"row softmax, {ROWS}x{COLUMNS} f32", rows, 2),
     ]:
         print(
-            f"{name}: jit {times['jit'] * 1e3:.2f} ms, numpy "
-            f"{times['numpy'] * 1e3:.2f} ms: throughput "
-            f"{times['numpy'] / times['jit']:.2f}x numpy's (goal >= {goal})"
+            f"{name}: DEFAULT_PIPELINE {times['jit'] * 1e3:.2f} ms, FAST_PIPELINE "
+            f"{times['fast'] * 1e3:.2f} ms ({os.cpu_count()} threads), numpy "
+            f"{times['numpy'] * 1e3:.2f} ms: throughput {times['numpy'] / times['jit']:.2f}x "
+            f"and {times['numpy'] / times['fast']:.2f}x numpy's (goal >= {goal})"
         )
     for size, times in matmuls.items():
         gflops = {name: 2 * size**3 / time / 1e9 for name, time in times.items()}

@@ -95,6 +95,7 @@ UPSTREAM = {
     "mlir:ArithDialect": _lib(hdrs=["include/mlir/Dialect/Arith/IR/Arith.h"]),
     "mlir:ArithTransforms": _lib(hdrs=["include/mlir/Dialect/Arith/Transforms/*.h"]),
     "mlir:VectorDialect": _lib(hdrs=["include/mlir/Dialect/Vector/IR/*.h"]),
+    "mlir:MemRefDialect": _lib(hdrs=["include/mlir/Dialect/MemRef/IR/*.h"]),
     "mlir:OpenMPDialect": _lib(hdrs=["include/mlir/Dialect/OpenMP/*.h"]),
     "mlir:SCFDialect": _lib(hdrs=["include/mlir/Dialect/SCF/IR/*.h"]),
     "mlir:MathTransforms": _lib(hdrs=["include/mlir/Dialect/Math/Transforms/*.h"]),

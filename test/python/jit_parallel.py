@@ -192,11 +192,15 @@ module.store(x)
 # CHECK: stored in parallel: True
 print(f"stored in parallel: {np.array_equal(x, np.arange(100003, dtype=np.float64))}")
 
-# jit-parallel-if: a parallel region forks for two iterations or more.
+# jit-parallel-if: a parallel region forks for two iterations or more, and
+# when it can count its ops before it runs, for 2^17 ops or more.
 # CHECK-LABEL: func.func @fork
 # CHECK: %[[SPAN:.*]] = arith.maxsi
 # CHECK: %[[COUNT:.*]] = arith.ceildivsi %[[SPAN]]
-# CHECK: %[[FORK:.*]] = arith.cmpi sge, %[[COUNT]], %c2
+# CHECK: %[[TWO:.*]] = arith.cmpi sge, %[[COUNT]], %c2
+# CHECK: %[[OPS:.*]] = arith.muli %[[COUNT]], %{{.*}} : index
+# CHECK: %[[ENOUGH:.*]] = arith.cmpi sge, %[[OPS]], %c131072
+# CHECK: %[[FORK:.*]] = arith.andi %[[TWO]], %[[ENOUGH]] : i1
 # CHECK: omp.parallel if(%[[FORK]])
 print(
     lowered(
@@ -237,3 +241,144 @@ os.environ["OMP_NUM_THREADS"] = "abc"
 jit(STORE, pipeline=DEFAULT_PIPELINE, cache_dir=None).store(x)
 print("'abc' with DEFAULT_PIPELINE: accepted")
 os.environ["OMP_NUM_THREADS"] = "2"
+
+# linalg's ops run on the threads too (convert-linalg-to-parallel-loops): a
+# generic's parallel dimensions but its innermost, which stays a loop LLVM
+# vectorizes; a reduction's accumulator kept in a register. Results are
+# DEFAULT_PIPELINE's, exactly, whatever the shape and strides.
+KERNELS = """
+#rows = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @row_max(%x: tensor<?x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32> {
+  %max = linalg.generic {indexing_maps = [#rows, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%xi: f32, %acc: f32):
+    %r = arith.maximumf %xi, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<?xf32>
+  return %max : tensor<?xf32>
+}
+func.func @scale(%x: tensor<?x?xf32>, %s: tensor<?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %n = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %r = linalg.generic {indexing_maps = [#rows, #row, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s : tensor<?x?xf32>, tensor<?xf32>) outs(%e : tensor<?x?xf32>) {
+  ^bb0(%xi: f32, %si: f32, %o: f32):
+    %q = arith.mulf %xi, %si : f32
+    linalg.yield %q : f32
+  } -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+"""
+fast = jit(KERNELS, pipeline=FAST_PIPELINE, cache_dir=None)
+default = jit(KERNELS, pipeline=DEFAULT_PIPELINE, cache_dir=None)
+rng = np.random.default_rng(1)
+# CHECK: kernels (0, 5): same
+# CHECK: kernels (5, 0): same
+# CHECK: kernels (1, 1): same
+# CHECK: kernels (3, 70001): same
+# CHECK: kernels (2048, 64): same
+# CHECK: kernels (100003, 1): same
+# CHECK: kernels (300, 200) transposed: same
+for shape in [(0, 5), (5, 0), (1, 1), (3, 70001), (2048, 64), (100003, 1), (200, 300)]:
+    x = rng.standard_normal(shape, dtype=np.float32)
+    name = str(shape)
+    if shape == (200, 300):
+        x, name = x.T, "(300, 200) transposed"
+    init = rng.standard_normal(x.shape[0], dtype=np.float32)
+    s = rng.standard_normal(x.shape[0], dtype=np.float32)
+    same = all(
+        np.array_equal(fast[f](x, v), default[f](x, v)) and np.array_equal(fast[f](x, v), expected)
+        for f, v, expected in [
+            ("row_max", init, np.maximum(init, x.max(axis=1, initial=-np.inf))),
+            ("scale", s, x * s[:, None]),
+        ]
+    )
+    print(f"kernels {name}: {'same' if same else 'DIFFERENT'}")
+
+# CHECK: row_max: parallel regions: 1
+# CHECK: scale: parallel regions: 1
+for name in ["row_max", "scale"]:
+    start = KERNELS.index(f"func.func @{name}(")
+    source = (
+        KERNELS[: KERNELS.index("func.func")] + KERNELS[start : KERNELS.index("\n}\n", start) + 3]
+    )
+    print(f"{name}: parallel regions: {lowered(source, FAST_PIPELINE).count('omp.parallel')}")
+
+# jit-sequential-loops: a loop of straight-line code in parallel over its
+# outer dimensions, its innermost a loop of its own.
+# CHECK-LABEL: func.func @grid
+# CHECK: scf.parallel (%[[I:.*]]) =
+# CHECK: scf.for %[[J:.*]] =
+# CHECK: memref.store %{{.*}}, %{{.*}}[%[[I]], %[[J]]]
+print(
+    lowered(
+        """
+func.func @grid(%x: memref<?x?xf32>, %v: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = memref.dim %x, %c0 : memref<?x?xf32>
+  %n = memref.dim %x, %c1 : memref<?x?xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%m, %n) step (%c1, %c1) {
+    memref.store %v, %x[%i, %j] : memref<?x?xf32>
+    scf.reduce
+  }
+  return
+}
+""",
+        "builtin.module(jit-sequential-loops)",
+    )
+)
+
+# jit-register-accumulators: an element of an allocation that a loop loads
+# and stores, nothing else in the loop touching it, becomes an iteration
+# argument, loaded before (if the loop runs) and stored after; an argument's
+# element (which another argument may overlap) or one that the loop also
+# reads through a view stays in memory.
+ACCUMULATE = """
+func.func @{name}(%x: memref<?x?xf32>, %out: memref<?xf32>) -> memref<?xf32> {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = memref.dim %x, %c0 : memref<?x?xf32>
+  %n = memref.dim %x, %c1 : memref<?x?xf32>
+  %alloc = memref.alloc(%m) : memref<?xf32>
+  %view = memref.subview %alloc[0] [%m] [1] : memref<?xf32> to memref<?xf32, strided<[1]>>
+  scf.for %i = %c0 to %m step %c1 {{
+    scf.for %j = %c0 to %n step %c1 {{
+      %v = memref.load {read}[%i, %j] : memref<?x?xf32>
+      %a = memref.load {acc}[%i] : memref<?xf32>
+      %s = arith.addf %v, %a : f32
+      memref.store %s, {acc}[%i] : memref<?xf32>
+    }}
+  }}
+  return %alloc : memref<?xf32>
+}}
+"""
+# CHECK-LABEL: func.func @in_register
+# CHECK: %[[RUNS:.*]] = arith.cmpi slt
+# CHECK: scf.if %[[RUNS]] {
+# CHECK: %[[INIT:.*]] = memref.load %[[ACC:.*]][%[[ROW:.*]]] : memref<?xf32>
+# CHECK: %[[SUM:.*]] = scf.for %{{.*}} iter_args(%[[PARTIAL:.*]] = %[[INIT]]) -> (f32) {
+# CHECK: %[[NEXT:.*]] = arith.addf %{{.*}}, %[[PARTIAL]] : f32
+# CHECK: scf.yield %[[NEXT]] : f32
+# CHECK: memref.store %[[SUM]], %[[ACC]][%[[ROW]]] : memref<?xf32>
+# CHECK-LABEL: func.func @argument
+# CHECK-NOT: iter_args
+# CHECK-LABEL: func.func @through_view
+# CHECK-NOT: iter_args
+# CHECK-LABEL: func.func @end
+print(
+    lowered(
+        ACCUMULATE.format(name="in_register", read="%x", acc="%alloc")
+        + ACCUMULATE.format(name="argument", read="%x", acc="%out")
+        + ACCUMULATE.format(name="through_view", read="%x", acc="%alloc").replace(
+            "%v = memref.load %x[%i, %j] : memref<?x?xf32>",
+            "%v = memref.load %view[%j] : memref<?xf32, strided<[1]>>",
+        )
+        + "func.func @end() {\n  return\n}\n",
+        "builtin.module(jit-register-accumulators)",
+    )
+)

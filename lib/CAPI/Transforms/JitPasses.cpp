@@ -5,12 +5,16 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -143,6 +147,127 @@ struct ExpandArithPass : public PassWrapper<ExpandArithPass, OperationPass<>> {
   }
 };
 
+/// The memref `memref` is a view of, through its view-like ops.
+Value viewedMemref(Value memref) {
+  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
+    memref = view.getViewSource();
+  return memref;
+}
+
+/// Whether memory from `allocation`, allocated in a function, and `other`
+/// cannot overlap: `other` views another allocation, or an argument of
+/// that function (which existed before the allocation).
+bool isDisjoint(Value allocation, Value other) {
+  Value viewed = viewedMemref(other);
+  if (viewed == allocation)
+    return false;
+  if (isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(
+          viewed.getDefiningOp()))
+    return true;
+  auto argument = dyn_cast<BlockArgument>(viewed);
+  auto function =
+      allocation.getDefiningOp()->getParentOfType<CallableOpInterface>();
+  return argument && function && argument.getOwner()->isEntryBlock() &&
+         argument.getOwner()->getParentOp() == function;
+}
+
+/// The load and store of an accumulator in `loop`'s body: one element of an
+/// allocation, at indices the loop does not change, that the loop loads
+/// then stores and no other access in it can touch (the loops of a linalg
+/// reduction). Null when the body has none, or other effects.
+std::pair<memref::LoadOp, memref::StoreOp> findAccumulator(scf::ForOp loop) {
+  SmallVector<memref::LoadOp> loads;
+  memref::StoreOp store;
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      loads.push_back(load);
+    else if (auto opStore = dyn_cast<memref::StoreOp>(op); opStore && !store)
+      store = opStore;
+    else if (!isMemoryEffectFree(&op))
+      return {};
+  }
+  if (!store || loop.getUnsignedCmp() || loop.getNumRegionIterArgs() != 0)
+    return {};
+  Value allocation = viewedMemref(store.getMemRef());
+  if (!isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(
+          allocation.getDefiningOp()) ||
+      !loop.isDefinedOutsideOfLoop(store.getMemRef()) ||
+      !llvm::all_of(store.getIndices(), [&](Value index) {
+        return loop.isDefinedOutsideOfLoop(index);
+      }))
+    return {};
+  memref::LoadOp accumulator;
+  for (memref::LoadOp load : loads) {
+    if (load.getMemRef() == store.getMemRef() &&
+        llvm::equal(load.getIndices(), store.getIndices()) && !accumulator &&
+        load->isBeforeInBlock(store))
+      accumulator = load;
+    else if (!isDisjoint(allocation, load.getMemRef()))
+      return {};
+  }
+  if (!accumulator)
+    return {};
+  return {accumulator, store};
+}
+
+/// Keeps `loop`'s accumulator in a register: loaded before the loop (when
+/// it runs at all), an iteration argument, stored after. LLVM would do it
+/// itself only where it proves the accumulator apart from the other
+/// memrefs, which it cannot in the functions OpenMP's regions become: its
+/// loop then neither keeps the accumulator in a register nor vectorizes.
+void keepInRegister(scf::ForOp loop, memref::LoadOp load,
+                    memref::StoreOp store) {
+  OpBuilder builder(loop);
+  Location loc = loop.getLoc();
+  Value runs =
+      arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt,
+                            loop.getLowerBound(), loop.getUpperBound());
+  scf::IfOp::create(builder, loc, runs, [&](OpBuilder &then, Location) {
+    Value initial = then.clone(*load)->getResult(0);
+    auto accumulating = scf::ForOp::create(
+        then, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
+        ValueRange{initial},
+        [&](OpBuilder &body, Location, Value iv, ValueRange accumulator) {
+          IRMapping mapping;
+          mapping.map(loop.getInductionVar(), iv);
+          mapping.map(load.getResult(), accumulator.front());
+          for (Operation &op : loop.getBody()->without_terminator())
+            if (&op != load && &op != store)
+              body.clone(op, mapping);
+          scf::YieldOp::create(body, loc,
+                               mapping.lookupOrDefault(store.getValue()));
+        });
+    memref::StoreOp::create(then, loc, accumulating.getResult(0),
+                            store.getMemRef(), store.getIndices());
+    scf::YieldOp::create(then, loc);
+  });
+  loop.erase();
+}
+
+/// Keeps the accumulators of loops (linalg's reductions) in registers.
+struct RegisterAccumulatorsPass
+    : public PassWrapper<RegisterAccumulatorsPass, OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(RegisterAccumulatorsPass)
+
+  StringRef getArgument() const final { return "jit-register-accumulators"; }
+  StringRef getDescription() const final {
+    return "Keep an scf.for's accumulator, an element of an allocation it "
+           "loads and stores, in an iteration argument";
+  }
+  void getDependentDialects(DialectRegistry &registry) const final {
+    registry.insert<arith::ArithDialect>();
+  }
+  void runOnOperation() override {
+    SmallVector<scf::ForOp> loops;
+    getOperation()->walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops) {
+      auto [load, store] = findAccumulator(loop);
+      if (load)
+        keepInRegister(loop, load, store);
+    }
+  }
+};
+
 /// Whether `loop` must run on the calling thread: it calls something (a
 /// Python callback there would wait for the GIL the caller may hold, and
 /// its exception would have no call to go to), or it reduces
@@ -151,6 +276,15 @@ bool runsOnCallingThread(scf::ParallelOp loop) {
   return loop.getNumReductions() > 0 ||
          loop->walk([](CallOpInterface) { return WalkResult::interrupt(); })
              .wasInterrupted();
+}
+
+/// Whether `loop` runs as sequential loops: it must run on the calling
+/// thread, or it is nested in another parallel loop (OpenMP would run it
+/// on the thread of the outer loop's iteration anyway, at the cost of a
+/// parallel region each time: the matmul's blocks copy their pieces in
+/// such loops).
+bool isSequential(scf::ParallelOp loop) {
+  return runsOnCallingThread(loop) || loop->getParentOfType<scf::ParallelOp>();
 }
 
 /// Rewrites `loop` as nested scf.for loops, each reduction an iteration
@@ -184,40 +318,163 @@ void runSequentially(scf::ParallelOp loop) {
   loop.erase();
 }
 
-/// Rewrites the scf.parallel loops that must run on the calling thread as
-/// sequential loops, so that convert-scf-to-openmp takes only the others.
+/// Whether `loop`'s body is straight-line code (as a linalg op's loops on
+/// elementwise ops), which LLVM vectorizes along its innermost dimension.
+bool isStraightLine(scf::ParallelOp loop) {
+  return llvm::all_of(loop.getBody()->without_terminator(),
+                      [](Operation &op) { return op.getNumRegions() == 0; });
+}
+
+/// Rewrites `loop`'s innermost dimension as an scf.for loop inside it:
+/// convert-scf-to-openmp would make all its dimensions one loop whose
+/// indices are divided out of a counter every iteration, which LLVM does
+/// not vectorize.
+void runInnermostSequentially(scf::ParallelOp loop) {
+  OpBuilder builder(loop);
+  ValueRange lower = loop.getLowerBound(), upper = loop.getUpperBound(),
+             step = loop.getStep();
+  scf::ParallelOp::create(
+      builder, loop.getLoc(), lower.drop_back(), upper.drop_back(),
+      step.drop_back(),
+      [&](OpBuilder &nested, Location loc, ValueRange outerIvs) {
+        scf::buildLoopNest(
+            nested, loc, lower.take_back(), upper.take_back(), step.take_back(),
+            [&](OpBuilder &inner, Location, ValueRange innerIvs) {
+              ValueRange ivs = loop.getInductionVars();
+              IRMapping mapping;
+              mapping.map(ivs.drop_back(), outerIvs);
+              mapping.map(ivs.take_back(), innerIvs);
+              for (Operation &op : loop.getBody()->without_terminator())
+                inner.clone(op, mapping);
+            });
+      });
+  loop.erase();
+}
+
+/// Rewrites the scf.parallel loops that run sequentially as scf.for loops,
+/// so that convert-scf-to-openmp takes only the others, and the innermost
+/// dimension of those others whose bodies LLVM vectorizes.
 struct SequentialLoopsPass
     : public PassWrapper<SequentialLoopsPass, OperationPass<>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SequentialLoopsPass)
 
   StringRef getArgument() const final { return "jit-sequential-loops"; }
   StringRef getDescription() const final {
-    return "Rewrite the scf.parallel loops that call or reduce as scf.for "
-           "loops";
+    return "Rewrite the scf.parallel loops that call, reduce or are nested "
+           "in another as scf.for loops, and the innermost dimension of the "
+           "others that have straight-line bodies";
   }
   void runOnOperation() override {
     // Post-order: inner loops first, so that an outer loop clones them
     // rewritten.
     SmallVector<scf::ParallelOp> loops;
     getOperation()->walk([&](scf::ParallelOp loop) {
-      if (runsOnCallingThread(loop))
+      if (isSequential(loop) ||
+          (loop.getNumLoops() > 1 && isStraightLine(loop)))
         loops.push_back(loop);
     });
-    for (scf::ParallelOp loop : loops)
-      runSequentially(loop);
+    for (scf::ParallelOp loop : loops) {
+      if (isSequential(loop))
+        runSequentially(loop);
+      else
+        runInnermostSequentially(loop);
+    }
   }
 };
 
+/// The trip count, as an index, of a loop from `lower` to `upper` by `step`.
+Value tripCount(OpBuilder &builder, Location loc, Value lower, Value upper,
+                Value step) {
+  Value zero = arith::ConstantOp::create(builder, loc,
+                                         builder.getZeroAttr(lower.getType()));
+  Value span = arith::MaxSIOp::create(
+      builder, loc, arith::SubIOp::create(builder, loc, upper, lower), zero);
+  Value count = arith::CeilDivSIOp::create(builder, loc, span, step);
+  if (count.getType().isIndex())
+    return count;
+  return arith::IndexCastOp::create(builder, loc, builder.getIndexType(),
+                                    count);
+}
+
+/// Whether `value` is known before `parallel`: defined outside it, or a
+/// constant.
+bool isKnownBefore(Value value, Operation *parallel) {
+  APInt constant;
+  return !parallel->isAncestor(value.getParentRegion()->getParentOp()) ||
+         matchPattern(value, m_ConstantInt(&constant));
+}
+
+/// `value`, known before `parallel`, for use there.
+Value before(OpBuilder &builder, Value value, Operation *parallel) {
+  if (!parallel->isAncestor(value.getParentRegion()->getParentOp()))
+    return value;
+  APInt constant;
+  matchPattern(value, m_ConstantInt(&constant));
+  return arith::ConstantOp::create(
+      builder, value.getLoc(),
+      builder.getIntegerAttr(value.getType(), constant));
+}
+
+/// Whether the trip counts of `region`'s loops are known before `parallel`.
+bool isCountable(Region &region, Operation *parallel) {
+  return !region
+              .walk([&](scf::ForOp loop) {
+                if (!isKnownBefore(loop.getLowerBound(), parallel) ||
+                    !isKnownBefore(loop.getUpperBound(), parallel) ||
+                    !isKnownBefore(loop.getStep(), parallel))
+                  return WalkResult::interrupt();
+                return WalkResult::advance();
+              })
+              .wasInterrupted();
+}
+
+/// The ops one run of countable `region` executes, computed before
+/// `parallel`: one for each op, and an scf.for's trip count times its
+/// body's.
+Value countOps(OpBuilder &builder, Location loc, Region &region,
+               Operation *parallel) {
+  int64_t ops = 0;
+  Value nestedOps;
+  for (Block &block : region) {
+    for (Operation &op : block) {
+      ++ops;
+      for (Region &nested : op.getRegions()) {
+        Value count = countOps(builder, loc, nested, parallel);
+        if (auto loop = dyn_cast<scf::ForOp>(op))
+          count = arith::MulIOp::create(
+              builder, loc,
+              tripCount(builder, loc,
+                        before(builder, loop.getLowerBound(), parallel),
+                        before(builder, loop.getUpperBound(), parallel),
+                        before(builder, loop.getStep(), parallel)),
+              count);
+        nestedOps = nestedOps
+                        ? arith::AddIOp::create(builder, loc, nestedOps, count)
+                        : count;
+      }
+    }
+  }
+  Value total = arith::ConstantIndexOp::create(builder, loc, ops);
+  return nestedOps ? arith::AddIOp::create(builder, loc, total, nestedOps)
+                   : total;
+}
+
+/// Forking costs a few microseconds (waking OpenMP's threads): about the
+/// time of this many ops, which a parallel region must run to fork.
+constexpr int64_t kOpsWorthForking = 1 << 17;
+
 /// Makes each omp.parallel fork only when its loop has two iterations or
-/// more (its `if` clause): for one, waking the other threads costs
-/// microseconds and gains nothing (a small matmul is a single block).
+/// more and, when its ops can be counted before it, kOpsWorthForking ops
+/// (its `if` clause): a small matmul is a single block, a small elementwise
+/// loop costs less than the fork.
 struct ParallelIfPass : public PassWrapper<ParallelIfPass, OperationPass<>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ParallelIfPass)
 
   StringRef getArgument() const final { return "jit-parallel-if"; }
   StringRef getDescription() const final {
     return "Run an omp.parallel's loop on the calling thread alone when it "
-           "has fewer than two iterations";
+           "has fewer than two iterations, or runs fewer ops than a fork "
+           "costs";
   }
   void getDependentDialects(DialectRegistry &registry) const final {
     registry.insert<arith::ArithDialect>();
@@ -243,20 +500,23 @@ struct ParallelIfPass : public PassWrapper<ParallelIfPass, OperationPass<>> {
       for (auto [lower, upper, step] :
            llvm::zip(nest.getLoopLowerBounds(), nest.getLoopUpperBounds(),
                      nest.getLoopSteps())) {
-        Value zero = arith::ConstantOp::create(
-            builder, loc, builder.getZeroAttr(lower.getType()));
-        Value span = arith::MaxSIOp::create(
-            builder, loc, arith::SubIOp::create(builder, loc, upper, lower),
-            zero);
-        Value count = arith::CeilDivSIOp::create(builder, loc, span, step);
+        Value count = tripCount(builder, loc, lower, upper, step);
         iterations =
             iterations ? arith::MulIOp::create(builder, loc, iterations, count)
                        : count;
       }
-      Value two = arith::ConstantOp::create(
-          builder, loc, builder.getIntegerAttr(iterations.getType(), 2));
       Value fork = arith::CmpIOp::create(
-          builder, loc, arith::CmpIPredicate::sge, iterations, two);
+          builder, loc, arith::CmpIPredicate::sge, iterations,
+          arith::ConstantIndexOp::create(builder, loc, 2));
+      if (isCountable(nest.getRegion(), parallel)) {
+        Value total = arith::MulIOp::create(
+            builder, loc, iterations,
+            countOps(builder, loc, nest.getRegion(), parallel));
+        Value enough = arith::CmpIOp::create(
+            builder, loc, arith::CmpIPredicate::sge, total,
+            arith::ConstantIndexOp::create(builder, loc, kOpsWorthForking));
+        fork = arith::AndIOp::create(builder, loc, fork, enough);
+      }
       parallel.getIfExprMutable().assign(fork);
     });
   }
@@ -270,6 +530,7 @@ void mlirRegisterJitPasses(void) {
     PassRegistration<ApproximateMathPass>();
     PassRegistration<ExpandArithPass>();
     PassRegistration<ParallelIfPass>();
+    PassRegistration<RegisterAccumulatorsPass>();
     PassRegistration<SequentialLoopsPass>();
   });
 }

@@ -53,12 +53,19 @@ DEFAULT_PIPELINE = f"builtin.module({_LOWERING})"
 # of LLVM's OpenMP runtime, OMP_NUM_THREADS of them (by default one a core).
 # Memrefs are lowered before the control flow: the memref.alloca_scope
 # convert-scf-to-openmp makes cannot be lowered once its region is blocks.
-_PARALLEL_LOWERING = _LOWERING.replace(
-    "convert-scf-to-cf,",
-    "scf-forall-to-parallel,jit-sequential-loops,convert-scf-to-openmp,jit-parallel-if,"
-    "expand-strided-metadata,lower-affine,"
-    "finalize-memref-to-llvm{use-generic-functions},convert-scf-to-cf,",
-).replace("reconcile-unrealized-casts", "convert-openmp-to-llvm,reconcile-unrealized-casts")
+_PARALLEL_LOWERING = (
+    _LOWERING.replace(
+        "convert-linalg-to-loops,",
+        "convert-linalg-to-parallel-loops,jit-register-accumulators,",
+    )
+    .replace(
+        "convert-scf-to-cf,",
+        "scf-forall-to-parallel,jit-sequential-loops,convert-scf-to-openmp,jit-parallel-if,"
+        "expand-strided-metadata,lower-affine,"
+        "finalize-memref-to-llvm{use-generic-functions},convert-scf-to-cf,",
+    )
+    .replace("reconcile-unrealized-casts", "convert-openmp-to-llvm,reconcile-unrealized-casts")
+)
 
 # One-shot bufferization, function boundaries included, where a tensor
 # becomes a memref of any strides (so any view of an array is passed
