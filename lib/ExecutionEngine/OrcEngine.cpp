@@ -207,6 +207,74 @@ const HostTarget &hostTarget() {
   return host;
 }
 
+namespace {
+
+/// LLJIT as the engine uses it: objects the engine compiled itself, linked
+/// in memory, with the listeners `options` asks for.
+Expected<std::unique_ptr<LLJIT>>
+createJit(const OrcEngineOptions &options,
+          const JITTargetMachineBuilder &machineBuilder) {
+  return LLJITBuilder()
+      .setJITTargetMachineBuilder(machineBuilder)
+      // From the triple: LLJIT would create a target machine for it.
+      .setDataLayout(
+          DataLayout(machineBuilder.getTargetTriple().computeDataLayout()))
+      // The engine compiles modules itself (`compile`) and adds objects:
+      // the JIT's own IR compiler, and its target machine, go unused.
+      .setCompileFunctionCreator(
+          [](JITTargetMachineBuilder)
+              -> Expected<std::unique_ptr<IRCompileLayer::IRCompiler>> {
+            return std::make_unique<NoIRCompiler>();
+          })
+      // Constructors run through kConstructors, the same with cached
+      // objects: no platform rewrites the IR for them.
+      .setPlatformSetUp(setUpInactivePlatform)
+      .setObjectLinkingLayerCreator(
+          [&](ExecutionSession &session)
+              -> Expected<std::unique_ptr<ObjectLayer>> {
+            auto layer = std::make_unique<RTDyldObjectLinkingLayer>(
+                session, [](const MemoryBuffer &) {
+                  return std::make_unique<SectionMemoryManager>();
+                });
+            if (options.enableGDBListener)
+              layer->registerJITEventListener(
+                  *JITEventListener::createGDBRegistrationListener());
+            if (options.enablePerfListener)
+              if (JITEventListener *perf =
+                      JITEventListener::createPerfJITEventListener())
+                layer->registerJITEventListener(*perf);
+            return layer;
+          })
+      .create();
+}
+
+/// A search of LLVM's OpenMP runtime, for its own functions only. The
+/// runtime is loaded privately (with this library): it is found by its
+/// file's name, and opened with RTLD_NOLOAD to stay private
+/// (DynamicLibrarySearchGenerator::Load would make it global, and a library
+/// loaded later that wants GCC's libgomp could bind to its GOMP_
+/// functions). Null when this library has no OpenMP runtime.
+Expected<std::unique_ptr<DynamicLibrarySearchGenerator>>
+searchOpenMPRuntime(char globalPrefix) {
+  Dl_info openmp;
+  if (!dladdr(reinterpret_cast<void *>(&omp_get_max_threads), &openmp) ||
+      !openmp.dli_fname)
+    return nullptr;
+  void *handle = dlopen(openmp.dli_fname, RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+  if (!handle)
+    return createStringError(Twine("cannot open LLVM's OpenMP runtime: ") +
+                             dlerror());
+  auto isOpenMPFunction = [](const SymbolStringPtr &name) {
+    return llvm::any_of(OrcEngine::kOpenMPPrefixes, [&](const char *prefix) {
+      return (*name).starts_with(prefix);
+    });
+  };
+  return std::make_unique<DynamicLibrarySearchGenerator>(
+      sys::DynamicLibrary(handle), globalPrefix, std::move(isOpenMPFunction));
+}
+
+} // namespace
+
 Expected<std::unique_ptr<OrcEngine>>
 OrcEngine::create(const OrcEngineOptions &options) {
   std::unique_ptr<OrcEngine> engine(new OrcEngine);
@@ -216,40 +284,7 @@ OrcEngine::create(const OrcEngineOptions &options) {
   if (options.enablePerfListener)
     if (Error error = checkPerfDumpDirectory())
       return std::move(error);
-
-  auto jit =
-      LLJITBuilder()
-          .setJITTargetMachineBuilder(machineBuilder)
-          // From the triple: LLJIT would create a target machine for it.
-          .setDataLayout(
-              DataLayout(machineBuilder.getTargetTriple().computeDataLayout()))
-          // The engine compiles modules itself (`compile`) and adds objects:
-          // the JIT's own IR compiler, and its target machine, go unused.
-          .setCompileFunctionCreator(
-              [](JITTargetMachineBuilder)
-                  -> Expected<std::unique_ptr<IRCompileLayer::IRCompiler>> {
-                return std::make_unique<NoIRCompiler>();
-              })
-          // Constructors run through kConstructors, the same with cached
-          // objects: no platform rewrites the IR for them.
-          .setPlatformSetUp(setUpInactivePlatform)
-          .setObjectLinkingLayerCreator(
-              [&](ExecutionSession &session)
-                  -> Expected<std::unique_ptr<ObjectLayer>> {
-                auto layer = std::make_unique<RTDyldObjectLinkingLayer>(
-                    session, [](const MemoryBuffer &) {
-                      return std::make_unique<SectionMemoryManager>();
-                    });
-                if (options.enableGDBListener)
-                  layer->registerJITEventListener(
-                      *JITEventListener::createGDBRegistrationListener());
-                if (options.enablePerfListener)
-                  if (JITEventListener *perf =
-                          JITEventListener::createPerfJITEventListener())
-                    layer->registerJITEventListener(*perf);
-                return layer;
-              })
-          .create();
+  auto jit = createJit(options, machineBuilder);
   if (!jit)
     return jit.takeError();
   engine->jit = std::move(*jit);
@@ -264,9 +299,17 @@ OrcEngine::create(const OrcEngineOptions &options) {
       self->sessionErrors +=
           (self->sessionErrors.empty() ? "" : "; ") + message;
   });
+  if (Error error = engine->addRuntimes())
+    return std::move(error);
+  if (Error error = engine->loadSharedLibraries(options.sharedLibPaths))
+    return std::move(error);
+  return engine;
+}
 
-  JITDylib &main = engine->jit->getMainJITDylib();
-  char globalPrefix = engine->jit->getDataLayout().getGlobalPrefix();
+Error OrcEngine::addRuntimes() {
+  JITDylib *process = jit->getProcessSymbolsJITDylib().get();
+  JITDylib &searched = process ? *process : jit->getMainJITDylib();
+  char globalPrefix = jit->getDataLayout().getGlobalPrefix();
   // The compiler runtime LLVM's code calls for what the host has no
   // instruction for (f16 conversions, 128-bit division, powi, ...): a
   // program links it statically; here it is GCC's, which every glibc system
@@ -274,31 +317,24 @@ OrcEngine::create(const OrcEngineOptions &options) {
   // the process's symbols are not searched. Searched after the process's
   // symbols: through the library's own scope, `malloc` would be libc's,
   // not an interposed one (a sanitizer's, jemalloc).
-  JITDylib *process = engine->jit->getProcessSymbolsJITDylib().get();
   if (auto runtime =
           DynamicLibrarySearchGenerator::Load(kCompilerRuntime, globalPrefix))
-    (process ? *process : main).addGenerator(std::move(*runtime));
+    searched.addGenerator(std::move(*runtime));
   else
     consumeError(runtime.takeError()); // then such calls name their symbol
-  // LLVM's OpenMP runtime, for code lowered from the OpenMP dialect: loaded
-  // privately (with this library), so searched by its file's name, for its
-  // own functions only. (Load's dlopen makes it global, too: a library
-  // loaded later that wants GCC's libgomp may bind to its GOMP_ functions.)
-  Dl_info openmp;
-  if (dladdr(reinterpret_cast<void *>(&omp_get_max_threads), &openmp) &&
-      openmp.dli_fname) {
-    auto isOpenMPFunction = [](const SymbolStringPtr &name) {
-      return llvm::any_of(kOpenMPPrefixes, [&](const char *prefix) {
-        return (*name).starts_with(prefix);
-      });
-    };
-    auto runtime = DynamicLibrarySearchGenerator::Load(
-        openmp.dli_fname, globalPrefix, std::move(isOpenMPFunction));
-    if (!runtime)
-      return runtime.takeError();
-    (process ? *process : main).addGenerator(std::move(*runtime));
-  }
-  for (StringRef path : options.sharedLibPaths) {
+  // For code lowered from the OpenMP dialect.
+  auto openmp = searchOpenMPRuntime(globalPrefix);
+  if (!openmp)
+    return openmp.takeError();
+  if (*openmp)
+    searched.addGenerator(std::move(*openmp));
+  return Error::success();
+}
+
+Error OrcEngine::loadSharedLibraries(ArrayRef<StringRef> paths) {
+  JITDylib &main = jit->getMainJITDylib();
+  char globalPrefix = jit->getDataLayout().getGlobalPrefix();
+  for (StringRef path : paths) {
     std::string reason;
     auto library =
         sys::DynamicLibrary::getPermanentLibrary(path.str().c_str(), &reason);
@@ -318,13 +354,12 @@ OrcEngine::create(const OrcEngineOptions &options) {
     }
     StringMap<void *> exported;
     reinterpret_cast<LibraryInitFn>(init)(exported);
-    engine->libraryDestroyFunctions.push_back(
-        reinterpret_cast<void (*)()>(destroy));
+    libraryDestroyFunctions.push_back(reinterpret_cast<void (*)()>(destroy));
     for (auto &symbol : exported)
-      if (Error error = engine->define(symbol.getKey(), symbol.getValue()))
-        return std::move(error);
+      if (Error error = define(symbol.getKey(), symbol.getValue()))
+        return error;
   }
-  return engine;
+  return Error::success();
 }
 
 OrcEngine::~OrcEngine() {

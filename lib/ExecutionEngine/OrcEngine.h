@@ -91,6 +91,12 @@ public:
 
 private:
   OrcEngine() = default;
+  /// Searches the compiler runtime and LLVM's OpenMP runtime for the
+  /// functions compiled code calls.
+  llvm::Error addRuntimes();
+  /// Loads the shared libraries at `paths`, for their symbols or through
+  /// their init and destroy functions.
+  llvm::Error loadSharedLibraries(llvm::ArrayRef<llvm::StringRef> paths);
 
   std::unique_ptr<llvm::orc::LLJIT> jit;
   std::optional<llvm::orc::JITTargetMachineBuilder> machineBuilder;

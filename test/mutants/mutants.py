@@ -417,10 +417,28 @@ MUTANTS = [
     {
         "name": "compiler_runtime_not_searched",
         "file": "lib/ExecutionEngine/OrcEngine.cpp",
-        "search": "globalPrefix))\n    (process ? *process : main).addGenerator(std::move(*runtime));",
-        "replace": "globalPrefix))\n    (void)runtime;",
+        # Load itself is left out too: the library it opens joins LLVM's
+        # permanent libraries, which the process's generator searches.
+        "search": "  if (auto runtime =\n          DynamicLibrarySearchGenerator::Load(kCompilerRuntime, globalPrefix))\n    searched.addGenerator(std::move(*runtime));\n  else\n    consumeError(runtime.takeError()); // then such calls name their symbol\n",
+        "replace": "",
         "tests": [PY + "jit_conversions"],
         "why": "__truncdfhf2 and the other compiler-runtime functions LLVM calls are missing symbols",
+    },
+    {
+        "name": "openmp_runtime_not_searched",
+        "file": "lib/ExecutionEngine/OrcEngine.cpp",
+        "search": "    searched.addGenerator(std::move(*openmp));",
+        "replace": "",
+        "tests": [PY + "jit_parallel"],
+        "why": "code lowered from the OpenMP dialect cannot find __kmpc_fork_call and the runtime's other functions",
+    },
+    {
+        "name": "openmp_runtime_global",
+        "file": "lib/ExecutionEngine/OrcEngine.cpp",
+        "search": "RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD",
+        "replace": "RTLD_LAZY | RTLD_GLOBAL",
+        "tests": [PY + "jit_parallel"],
+        "why": "LLVM's OpenMP runtime becomes global: a library loaded later that wants GCC's libgomp may bind to its GOMP_ functions",
     },
     {
         "name": "reducing_loop_forked",

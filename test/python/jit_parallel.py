@@ -9,6 +9,7 @@
 # as DEFAULT_PIPELINE runs them all: a callback's exception is re-raised
 # when the call returns, and the module's next call runs anew.
 
+import ctypes
 import os
 import threading
 
@@ -191,6 +192,12 @@ x = np.zeros(100003)
 module.store(x)
 # CHECK: stored in parallel: True
 print(f"stored in parallel: {np.array_equal(x, np.arange(100003, dtype=np.float64))}")
+
+# LLVM's OpenMP runtime stays private to the package: its functions are not
+# in the process's global namespace, where a library loaded later that wants
+# GCC's libgomp could bind to its GOMP_ functions.
+# CHECK: OpenMP runtime global: False
+print(f"OpenMP runtime global: {hasattr(ctypes.CDLL(None), '__kmpc_fork_call')}")
 
 # jit-parallel-if: a parallel region forks for two iterations or more, and
 # when it can count its ops before it runs, for 2^17 ops or more.
