@@ -89,13 +89,17 @@ BUFFERIZATION_PIPELINE = f"builtin.module({_BUFFERIZATION})"
 _FAST_SCHEDULE = os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "schedules", "fast.mlir"
 )
+# Before it, consecutive elementwise linalg ops on tensors are fused, each
+# producer used once into its consumer: one loop, no temporary between them.
 FAST_PIPELINE = (
     "builtin.module("
     f'transform-preload-library{{transform-library-paths={{"{_FAST_SCHEDULE}"}}}},'
-    f"transform-interpreter,{_BUFFERIZATION},{_PARALLEL_LOWERING})"
+    f"linalg-fuse-elementwise-ops,transform-interpreter,{_BUFFERIZATION},{_PARALLEL_LOWERING})"
 )
 # What FAST_PIPELINE runs on a module whose matmuls the schedule cannot take.
-_FAST_UNSCHEDULED = f"builtin.module({_BUFFERIZATION},{_PARALLEL_LOWERING})"
+_FAST_UNSCHEDULED = (
+    f"builtin.module(linalg-fuse-elementwise-ops,{_BUFFERIZATION},{_PARALLEL_LOWERING})"
+)
 # The element types the schedule vectorizes correctly: LLVM 22's
 # transform interpreter crashes on complex matmuls, and vectorized i1 loads
 # treat bytes as packed bits.
