@@ -389,3 +389,28 @@ print(
         "builtin.module(jit-register-accumulators)",
     )
 )
+
+# jit-parallel-if counts the ops of a loop that does not run (a step of 0,
+# behind an scf.if) without dividing by zero.
+STEP_ZERO = """
+func.func @step_zero(%y: memref<?xf32>, %s: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %y, %c0 : memref<?xf32>
+  %pos = arith.cmpi sgt, %s, %c0 : index
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    scf.if %pos {
+      scf.for %j = %c0 to %n step %s {
+        %v = memref.load %y[%j] : memref<?xf32>
+        memref.store %v, %y[%i] : memref<?xf32>
+      }
+    }
+    scf.reduce
+  }
+  return
+}
+"""
+y = np.arange(1000, dtype=np.float32)
+jit(STEP_ZERO, pipeline=FAST_PIPELINE, cache_dir=None).step_zero(y, 0)
+# CHECK: a step of 0: True
+print(f"a step of 0: {np.array_equal(y, np.arange(1000, dtype=np.float32))}")

@@ -268,6 +268,14 @@ struct RegisterAccumulatorsPass
   }
 };
 
+/// Whether `loop` allocates on the stack: its iterations must stay
+/// parallel ones, which convert-scf-to-openmp frees each in an
+/// alloca_scope (as sequential loops they would pile up on the stack).
+bool allocatesOnStack(scf::ParallelOp loop) {
+  return loop->walk([](memref::AllocaOp) { return WalkResult::interrupt(); })
+      .wasInterrupted();
+}
+
 /// Whether `loop` must run on the calling thread: it calls something (a
 /// Python callback there would wait for the GIL the caller may hold, and
 /// its exception would have no call to go to), or it reduces
@@ -284,7 +292,8 @@ bool runsOnCallingThread(scf::ParallelOp loop) {
 /// parallel region each time: the matmul's blocks copy their pieces in
 /// such loops).
 bool isSequential(scf::ParallelOp loop) {
-  return runsOnCallingThread(loop) || loop->getParentOfType<scf::ParallelOp>();
+  return runsOnCallingThread(loop) ||
+         (loop->getParentOfType<scf::ParallelOp>() && !allocatesOnStack(loop));
 }
 
 /// Rewrites `loop` as nested scf.for loops, each reduction an iteration
@@ -321,7 +330,8 @@ void runSequentially(scf::ParallelOp loop) {
 /// Whether `loop`'s body is straight-line code (as a linalg op's loops on
 /// elementwise ops), which LLVM vectorizes along its innermost dimension.
 bool isStraightLine(scf::ParallelOp loop) {
-  return llvm::all_of(loop.getBody()->without_terminator(),
+  return !allocatesOnStack(loop) &&
+         llvm::all_of(loop.getBody()->without_terminator(),
                       [](Operation &op) { return op.getNumRegions() == 0; });
 }
 
@@ -389,7 +399,11 @@ Value tripCount(OpBuilder &builder, Location loc, Value lower, Value upper,
                                          builder.getZeroAttr(lower.getType()));
   Value span = arith::MaxSIOp::create(
       builder, loc, arith::SubIOp::create(builder, loc, upper, lower), zero);
-  Value count = arith::CeilDivSIOp::create(builder, loc, span, step);
+  // At least 1: a step of 0 (a loop that does not run) divides by zero.
+  Value one = arith::ConstantOp::create(builder, loc,
+                                        builder.getOneAttr(step.getType()));
+  Value count = arith::CeilDivSIOp::create(
+      builder, loc, span, arith::MaxSIOp::create(builder, loc, step, one));
   if (count.getType().isIndex())
     return count;
   return arith::IndexCastOp::create(builder, loc, builder.getIndexType(),
