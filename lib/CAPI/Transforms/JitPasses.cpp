@@ -154,6 +154,12 @@ Value viewedMemref(Value memref) {
   return memref;
 }
 
+/// Whether `memref` is the result of an allocation (heap or stack).
+bool isAllocation(Value memref) {
+  return isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(
+      memref.getDefiningOp());
+}
+
 /// Whether memory from `allocation`, allocated in a function, and `other`
 /// cannot overlap: `other` views another allocation, or an argument of
 /// that function (which existed before the allocation).
@@ -161,8 +167,7 @@ bool isDisjoint(Value allocation, Value other) {
   Value viewed = viewedMemref(other);
   if (viewed == allocation)
     return false;
-  if (isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(
-          viewed.getDefiningOp()))
+  if (isAllocation(viewed))
     return true;
   auto argument = dyn_cast<BlockArgument>(viewed);
   auto function =
@@ -189,8 +194,7 @@ std::pair<memref::LoadOp, memref::StoreOp> findAccumulator(scf::ForOp loop) {
   if (!store || loop.getUnsignedCmp() || loop.getNumRegionIterArgs() != 0)
     return {};
   Value allocation = viewedMemref(store.getMemRef());
-  if (!isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(
-          allocation.getDefiningOp()) ||
+  if (!isAllocation(allocation) ||
       !loop.isDefinedOutsideOfLoop(store.getMemRef()) ||
       !llvm::all_of(store.getIndices(), [&](Value index) {
         return loop.isDefinedOutsideOfLoop(index);
@@ -377,14 +381,15 @@ struct SequentialLoopsPass
   void runOnOperation() override {
     // Post-order: inner loops first, so that an outer loop clones them
     // rewritten.
-    SmallVector<scf::ParallelOp> loops;
+    // Each loop with whether it runs wholly sequentially.
+    SmallVector<std::pair<scf::ParallelOp, bool>> loops;
     getOperation()->walk([&](scf::ParallelOp loop) {
-      if (isSequential(loop) ||
-          (loop.getNumLoops() > 1 && isStraightLine(loop)))
-        loops.push_back(loop);
+      bool sequential = isSequential(loop);
+      if (sequential || (loop.getNumLoops() > 1 && isStraightLine(loop)))
+        loops.emplace_back(loop, sequential);
     });
-    for (scf::ParallelOp loop : loops) {
-      if (isSequential(loop))
+    for (auto [loop, sequential] : loops) {
+      if (sequential)
         runSequentially(loop);
       else
         runInnermostSequentially(loop);
