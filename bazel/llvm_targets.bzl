@@ -153,7 +153,7 @@ LLVM_PROJECT_TARGETS = {
     "mlir:MemRefDialect": {
         "kind": "cc_library",
         "hdrs": ["include/mlir/Dialect/MemRef/IR/*.h"],
-        "deps": ["mlir:IR"],
+        "deps": ["mlir:ArithDialect", "mlir:IR"],
         "lib": "libMLIR",
     },
     # mlir/BUILD.bazel cc_library "OpenMPDialect".

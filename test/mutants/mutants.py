@@ -90,6 +90,30 @@ MUTANTS = [
         "tests": [PY + "jit"],
         "why": "__truncdfbf2 rounds twice (f64 -> f32 -> bf16) instead of once: 1 + 2**-8 + 2**-40 gives 1.0 instead of 1.0078125",
     },
+    {
+        "name": "callback_call_not_recognized",
+        "file": "lib/Analysis/CallProperties.cpp",
+        "search": "return callee && callee.getNestedReferences().empty() &&",
+        "replace": "return false && callee && callee.getNestedReferences().empty() &&",
+        "tests": ["//test/CAPI:jit_call_properties"],
+        "why": "a call of a callback counts as a call that may run long: a loop calling back releases the GIL every iteration, and no call is of the module's own code",
+    },
+    {
+        "name": "openmp_region_keeps_gil",
+        "file": "lib/Analysis/CallProperties.cpp",
+        "search": 'if (op->getName().getDialectNamespace() == "omp" ||',
+        "replace": 'if (op->getName().getDialectNamespace() == "omp!" ||',
+        "tests": ["//test/CAPI:jit_call_properties"],
+        "why": "an OpenMP region whose body calls back keeps the GIL while its threads, which take it for each callback, run",
+    },
+    {
+        "name": "any_dialect_own_code",
+        "file": "lib/Analysis/CallProperties.cpp",
+        "search": "if (!llvm::is_contained(ownCodeDialects,",
+        "replace": "if (false && !llvm::is_contained(ownCodeDialects,",
+        "tests": ["//test/CAPI:jit_call_properties"],
+        "why": "ops of any dialect (async, whose runtime's threads may call the module) count as the module's own code: a raising callback would jump over their frames",
+    },
     # --- C++ bindings (lib/Bindings/Python) -----------------------------------
     {
         "name": "halffloat_round_once",

@@ -6,11 +6,13 @@
 #include "mlir-c/Bindings/Python/Interop.h"
 #include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
+#include "mlir-c/JitCallProperties.h"
 #include "mlir-c/Pass.h"
 
 #include <cstdio>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 namespace py = pybind11;
 using namespace mlir::python;
@@ -193,4 +195,44 @@ void mlir::python::jit::populateJitIR(py::module_ &m) {
       py::arg("operation"),
       "`operation` as text (str(operation)), printed on a stack sized for "
       "its nesting.");
+
+  m.def(
+      "_call_properties",
+      [](py::object function, py::list callbacks) {
+        MlirOperation op = unwrapCapsule(function, mlirPythonCapsuleToOperation,
+                                         "an mlir.ir.Operation");
+        std::vector<std::string> texts;
+        for (py::handle name : callbacks)
+          texts.push_back(name.cast<std::string>());
+        std::vector<MlirStringRef> names;
+        for (const std::string &text : texts)
+          names.push_back(toStringRef(text));
+        MlirJitCallProperties properties;
+        runOnStackFor(op, "analyse", [&] {
+          properties =
+              mlirJitFunctionGetCallProperties(op, names.size(), names.data());
+        });
+        return py::make_tuple(properties.mayRunWithoutCallbacks,
+                              properties.calls, properties.mayAllocate);
+      },
+      py::arg("function"), py::arg("callbacks"),
+      "What calls of the func.func `function` may do, whose calls of the "
+      "symbols `callbacks` call Python callbacks: (whether it may run long "
+      "without calling back, whether it calls anything, whether it may "
+      "allocate). See mlir-c/JitCallProperties.h.");
+
+  m.def(
+      "_calls_only_own_code",
+      [](py::object module) {
+        MlirOperation op = mlirModuleGetOperation(unwrapCapsule(
+            module, mlirPythonCapsuleToModule, "an mlir.ir.Module"));
+        bool own;
+        runOnStackFor(op, "analyse",
+                      [&] { own = mlirJitModuleCallsOnlyOwnCode(op); });
+        return own;
+      },
+      py::arg("module"),
+      "Whether every op of `module` lowers to its own code and C library "
+      "functions that never call back, and every call is of one of its "
+      "func.funcs.");
 }

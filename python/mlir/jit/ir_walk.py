@@ -8,17 +8,6 @@ from collections.abc import Callable, Iterator
 from .. import ir
 
 
-def _is_call(op: ir.Operation) -> bool:
-    """Whether `op` calls something (func.call, call_indirect, llvm.call,
-    llvm.invoke, ...)."""
-    return "call" in op.name or "invoke" in op.name
-
-
-def _callee(call: ir.Operation) -> str:
-    # `@name` or `@"name"`.
-    return str(call.attributes["callee"])[1:].strip('"')
-
-
 def _children(op: ir.Operation) -> list[ir.Operation]:
     # Operations, not OpViews: a func.FuncOp's `name` is its symbol.
     return [inner.operation for region in op.regions for block in region for inner in block]

@@ -13,15 +13,7 @@ from typing import TYPE_CHECKING, Any
 from .. import ir, jit_cache
 from .._engine import ExecutionEngine
 from .._mlir_libs import _mlirExecutionEngine as _native
-from .analysis import (
-    _dtypes,
-    _may_allocate,
-    _may_call_back,
-    _refuse_crashing_ops,
-    _releases_gil,
-    _stoppable,
-    _uses_tensors,
-)
+from .analysis import _call_flags, _dtypes, _refuse_crashing_ops, _stoppable, _uses_tensors
 from .cache import DEFAULT, _cache_key, _Default, _load_from_cache
 from .ir_walk import _children, _module_of
 from .pickling import _pickled_callback, _rebuild
@@ -98,13 +90,7 @@ def _analyse(
     return tensors, {
         "stoppable": _stoppable(module, state, custom_pipeline),
         # Whether each releases the GIL, and needs a thread state.
-        "functions": {
-            name: [
-                _releases_gil(op, set(state.slots)),
-                _may_call_back(op, state) or _may_allocate(op),
-            ]
-            for name, op in definitions
-        },
+        "functions": {name: _call_flags(op, state) for name, op in definitions},
     }
 
 

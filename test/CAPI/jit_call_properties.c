@@ -1,0 +1,224 @@
+//===- jit_call_properties.c - What calls of jitted functions may do ------===//
+//
+// RUN: jit_call_properties_test 2>&1 | FileCheck %s
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir-c/IR.h"
+#include "mlir-c/JitCallProperties.h"
+#include "mlir-c/RegisterEverything.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static MlirContext createContext(void) {
+  MlirContext ctx = mlirContextCreate();
+  MlirDialectRegistry registry = mlirDialectRegistryCreate();
+  mlirRegisterAllDialects(registry);
+  mlirContextAppendDialectRegistry(ctx, registry);
+  mlirDialectRegistryDestroy(registry);
+  mlirContextLoadAllAvailableDialects(ctx);
+  return ctx;
+}
+
+static MlirModule parse(MlirContext ctx, const char *source) {
+  MlirModule module =
+      mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(source));
+  if (mlirModuleIsNull(module)) {
+    fprintf(stderr, "cannot parse the module\n");
+    exit(1);
+  }
+  return module;
+}
+
+static const char *yesNo(bool value) { return value ? "yes" : "no"; }
+
+/// Prints the properties of calls of the module's function `@f`, in which
+/// calls of `@cb` call a callback, and whether the module calls only its own
+/// code.
+static void printProperties(MlirContext ctx, const char *name,
+                            const char *source) {
+  MlirModule module = parse(ctx, source);
+  MlirOperation moduleOp = mlirModuleGetOperation(module);
+  MlirSymbolTable table = mlirSymbolTableCreate(moduleOp);
+  MlirOperation f =
+      mlirSymbolTableLookup(table, mlirStringRefCreateFromCString("f"));
+  MlirStringRef callbacks[] = {mlirStringRefCreateFromCString("cb")};
+  MlirJitCallProperties properties =
+      mlirJitFunctionGetCallProperties(f, 1, callbacks);
+  printf("%s: runs without callbacks %s, calls %s, may allocate %s, "
+         "only own code %s\n",
+         name, yesNo(properties.mayRunWithoutCallbacks),
+         yesNo(properties.calls), yesNo(properties.mayAllocate),
+         yesNo(mlirJitModuleCallsOnlyOwnCode(moduleOp)));
+  mlirSymbolTableDestroy(table);
+  mlirModuleDestroy(module);
+}
+
+#define CALLBACK "func.func private @cb(i64)\n"
+#define BOUNDS                                                                 \
+  "%lb = arith.constant 0 : index\n"                                           \
+  "%ub = arith.constant 8 : index\n"                                           \
+  "%step = arith.constant 1 : index\n"
+
+int main(void) {
+  MlirContext ctx = createContext();
+
+  // Straight-line code keeps the GIL: it is short.
+  // CHECK: straight: runs without callbacks no, calls no, may allocate no, only
+  // own code yes
+  printProperties(ctx, "straight",
+                  "func.func @f(%x: i64) -> i64 {\n"
+                  "  %y = arith.addi %x, %x : i64\n"
+                  "  return %y : i64\n"
+                  "}");
+
+  // A loop whose every iteration calls back keeps it too.
+  // CHECK: loop calling back: runs without callbacks no, calls yes, may
+  // allocate yes, only own code yes
+  printProperties(ctx, "loop calling back",
+                  CALLBACK "func.func @f(%x: i64) {\n" BOUNDS
+                           "  scf.for %i = %lb to %ub step %step {\n"
+                           "    func.call @cb(%x) : (i64) -> ()\n"
+                           "  }\n"
+                           "  return\n"
+                           "}");
+
+  // A loop that calls no callback may run long without Python.
+  // CHECK: loop: runs without callbacks yes, calls no, may allocate no, only
+  // own code yes
+  printProperties(ctx, "loop",
+                  "func.func @f(%x: i64) {\n" BOUNDS
+                  "  scf.for %i = %lb to %ub step %step {\n"
+                  "    %y = arith.addi %x, %x : i64\n"
+                  "  }\n"
+                  "  return\n"
+                  "}");
+
+  // So may an inner loop without a callback, in an outer loop with one.
+  // CHECK: inner loop: runs without callbacks yes
+  printProperties(ctx, "inner loop",
+                  CALLBACK "func.func @f(%x: i64) {\n" BOUNDS
+                           "  scf.for %i = %lb to %ub step %step {\n"
+                           "    func.call @cb(%x) : (i64) -> ()\n"
+                           "    scf.for %j = %lb to %ub step %step {\n"
+                           "    }\n"
+                           "  }\n"
+                           "  return\n"
+                           "}");
+
+  // Nested loops each calling back (the outer one through the inner one).
+  // CHECK: nested loops calling back: runs without callbacks no
+  printProperties(ctx, "nested loops calling back",
+                  CALLBACK "func.func @f(%x: i64) {\n" BOUNDS
+                           "  scf.for %i = %lb to %ub step %step {\n"
+                           "    scf.for %j = %lb to %ub step %step {\n"
+                           "      func.call @cb(%x) : (i64) -> ()\n"
+                           "    }\n"
+                           "  }\n"
+                           "  return\n"
+                           "}");
+
+  // A branch whose one side calls no callback.
+  // CHECK: branch: runs without callbacks yes
+  printProperties(ctx, "branch",
+                  CALLBACK "func.func @f(%x: i64, %c: i1) {\n"
+                           "  scf.if %c {\n"
+                           "    func.call @cb(%x) : (i64) -> ()\n"
+                           "  } else {\n"
+                           "    scf.for %i = %x to %x step %x : i64 {\n"
+                           "    }\n"
+                           "  }\n"
+                           "  return\n"
+                           "}");
+
+  // Blocks may form loops.
+  // CHECK: blocks: runs without callbacks yes, calls no
+  printProperties(ctx, "blocks",
+                  "func.func @f(%x: i64) {\n"
+                  "  cf.br ^next\n"
+                  "^next:\n"
+                  "  return\n"
+                  "}");
+
+  // A call of a function that is not a callback may run long, and a call
+  // through a pointer may call anything: neither is only the module's code.
+  // CHECK: other call: runs without callbacks yes, calls yes, may allocate yes,
+  // only own code yes
+  printProperties(ctx, "other call",
+                  "func.func @g(%x: i64) {\n"
+                  "  return\n"
+                  "}\n"
+                  "func.func @f(%x: i64) {\n"
+                  "  func.call @g(%x) : (i64) -> ()\n"
+                  "  return\n"
+                  "}");
+  // CHECK: call through a pointer: runs without callbacks yes, calls yes, may
+  // allocate yes, only own code no
+  printProperties(ctx, "call through a pointer",
+                  "func.func @f(%g: (i64) -> (), %x: i64) {\n"
+                  "  func.call_indirect %g(%x) : (i64) -> ()\n"
+                  "  return\n"
+                  "}");
+
+  // An external LLVM function (such as libc's qsort) may call the module
+  // back; the LLVM dialect is not this project's pipelines' to lower.
+  // CHECK: llvm call: runs without callbacks yes, calls yes, may allocate yes,
+  // only own code no
+  printProperties(ctx, "llvm call",
+                  "llvm.func @qsort(!llvm.ptr)\n"
+                  "func.func @f(%p: !llvm.ptr) {\n"
+                  "  llvm.call @qsort(%p) : (!llvm.ptr) -> ()\n"
+                  "  return\n"
+                  "}");
+
+  // OpenMP's regions run on other threads.
+  // CHECK: openmp: runs without callbacks yes, calls yes, may allocate yes,
+  // only own code no
+  printProperties(ctx, "openmp",
+                  CALLBACK "func.func @f(%x: i64) {\n"
+                           "  omp.parallel {\n"
+                           "    func.call @cb(%x) : (i64) -> ()\n"
+                           "    omp.terminator\n"
+                           "  }\n"
+                           "  return\n"
+                           "}");
+
+  // Allocations may fail, and tensors and linalg allocate.
+  // CHECK: alloc: runs without callbacks no, calls no, may allocate yes, only
+  // own code yes
+  printProperties(ctx, "alloc",
+                  "func.func @f(%x: i64) {\n"
+                  "  %m = memref.alloc() : memref<4xi64>\n"
+                  "  memref.dealloc %m : memref<4xi64>\n"
+                  "  return\n"
+                  "}");
+  // CHECK: alloca: runs without callbacks no, calls no, may allocate no
+  printProperties(ctx, "alloca",
+                  "func.func @f(%x: i64) {\n"
+                  "  %m = memref.alloca() : memref<4xi64>\n"
+                  "  return\n"
+                  "}");
+  // CHECK: tensor: runs without callbacks no, calls no, may allocate yes, only
+  // own code yes
+  printProperties(ctx, "tensor",
+                  "func.func @f(%x: i64) -> tensor<4xi64> {\n"
+                  "  %t = tensor.splat %x : tensor<4xi64>\n"
+                  "  return %t : tensor<4xi64>\n"
+                  "}");
+
+  // The async dialect's lowering calls MLIR's async runtime, whose threads
+  // may call the module.
+  // CHECK: async: runs without callbacks yes, calls no, may allocate no, only
+  // own code no
+  printProperties(ctx, "async",
+                  "func.func @f(%x: i64) {\n"
+                  "  %token = async.execute {\n"
+                  "    async.yield\n"
+                  "  }\n"
+                  "  return\n"
+                  "}");
+
+  mlirContextDestroy(ctx);
+  return 0;
+}
