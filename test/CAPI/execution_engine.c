@@ -404,16 +404,21 @@ static void printStatistics(const char *label) {
          (long long)(s.compilations - base.compilations));
 }
 
-// CHECK-LABEL: testCache
-void testCache(MlirContext ctx) {
-  printf("testCache\n");
+/// Creates a new directory `dir` (of `size` bytes) in the test's temporary
+/// directory.
+static void makeTemporaryDirectory(char *dir, size_t size) {
   const char *tmp = getenv("TEST_TMPDIR");
-  char dir[4096];
-  snprintf(dir, sizeof(dir), "%s/capi_cache_XXXXXX", tmp ? tmp : "/tmp");
+  snprintf(dir, size, "%s/capi_cache_XXXXXX", tmp ? tmp : "/tmp");
   if (!mkdtemp(dir)) {
     printf("cannot create a directory\n");
     exit(1);
   }
+}
+
+/// Compiling, storing and loading through the cache in `dir`.
+// CHECK-LABEL: testCache
+void testCache(MlirContext ctx, const char *dir) {
+  printf("testCache\n");
   MlirModule module = parseModule(ctx, kDoubleSource, 1);
   // CHECK: before: hits 0 misses 0 stores 0 compilations 0
   printStatistics("before");
@@ -467,6 +472,20 @@ void testCache(MlirContext ctx) {
     mlirExecutionEngineDestroy(jit);
   }
   printStatistics("keyed by the module");
+  mlirModuleDestroy(module);
+}
+
+/// What the directory `dir`, which testCache filled, holds, emptying it, and
+/// directories that cannot be used.
+// CHECK-LABEL: testCacheDirectory
+void testCacheDirectory(MlirContext ctx, const char *dir) {
+  printf("testCacheDirectory\n");
+  MlirModule module = parseModule(ctx, kDoubleSource, 1);
+  MlirExecutionEngineOptions options = mlirExecutionEngineOptionsGetDefault();
+  options.enableGDBListener = false;
+  options.enablePerfListener = false;
+  options.onCacheWarning = printLabelled;
+  options.cacheWarningUserData = (void *)"warning";
 
   // What the directory holds, and emptying it.
   // CHECK: contents: 1 entries 2 bytes 1
@@ -492,10 +511,10 @@ void testCache(MlirContext ctx) {
   bool valid = mlirExecutionEngineGetCacheMaxBytes(&maxBytes);
   printf("max bytes: %d %llu\n", valid, (unsigned long long)maxBytes);
 
-  // CHECK: error: creating an engine from the cache needs a cache directory and
-  // a cache key
-  jit = mlirExecutionEngineCreateFromCache(&options, printLabelled,
-                                           (void *)"error");
+  // CHECK: error: creating an engine from the cache needs a cache directory
+  // CHECK-SAME: and a cache key
+  MlirExecutionEngine jit = mlirExecutionEngineCreateFromCache(
+      &options, printLabelled, (void *)"error");
 
   // A directory that cannot be created: a warning, and a working engine.
   char blocked[4200];
@@ -503,13 +522,14 @@ void testCache(MlirContext ctx) {
   fclose(fopen(blocked, "w"));
   strcat(blocked, "/cache");
   options.cacheDir = str(blocked);
-  // CHECK: warning: cannot create the cache directory '{{.*}}/file/cache': Not
-  // a directory CHECK: uncached: 42 (success: 1)
+  // CHECK: warning: cannot create the cache directory '{{.*}}/file/cache'
+  // CHECK-SAME: : Not a directory
+  // CHECK: uncached: 42 (success: 1)
   jit = requireEngine(mlirExecutionEngineCreateWithOptions(
       module, &options, printLabelled, (void *)"error"));
   invokeAdd(jit, "uncached");
-  // CHECK: error: cannot read the cache directory '{{.*}}/file/cache': Not a
-  // directory
+  // CHECK: error: cannot read the cache directory '{{.*}}/file/cache'
+  // CHECK-SAME: : Not a directory
   // CHECK: unreadable: 0 errno 20
   status = mlirExecutionEngineGetCacheContents(str(blocked), &entries, &bytes,
                                                &errorNumber, printLabelled,
@@ -530,7 +550,10 @@ int main(void) {
   testNulNames(ctx);
   testDumpToObjectFile(ctx);
   testInitialize(ctx);
-  testCache(ctx);
+  char cacheDir[4096];
+  makeTemporaryDirectory(cacheDir, sizeof(cacheDir));
+  testCache(ctx, cacheDir);
+  testCacheDirectory(ctx, cacheDir);
   mlirContextDestroy(ctx);
   return 0;
 }

@@ -31,11 +31,10 @@ static MlirModule parse(MlirContext ctx, const char *source) {
   return module;
 }
 
-static const char *yesNo(bool value) { return value ? "yes" : "no"; }
-
 /// Prints the properties of calls of the module's function `@f`, in which
-/// calls of `@cb` call a callback, and whether the module calls only its own
-/// code.
+/// calls of `@cb` call a callback: whether it may run long without calling
+/// back, calls anything, may allocate; and whether the module calls only its
+/// own code.
 static void printProperties(MlirContext ctx, const char *name,
                             const char *source) {
   MlirModule module = parse(ctx, source);
@@ -46,27 +45,26 @@ static void printProperties(MlirContext ctx, const char *name,
   MlirStringRef callbacks[] = {mlirStringRefCreateFromCString("cb")};
   MlirJitCallProperties properties =
       mlirJitFunctionGetCallProperties(f, 1, callbacks);
-  printf("%s: runs without callbacks %s, calls %s, may allocate %s, "
-         "only own code %s\n",
-         name, yesNo(properties.mayRunWithoutCallbacks),
-         yesNo(properties.calls), yesNo(properties.mayAllocate),
-         yesNo(mlirJitModuleCallsOnlyOwnCode(moduleOp)));
+  printf("%s: long %d, calls %d, allocates %d, own %d\n", name,
+         properties.mayRunWithoutCallbacks, properties.calls,
+         properties.mayAllocate, mlirJitModuleCallsOnlyOwnCode(moduleOp));
   mlirSymbolTableDestroy(table);
   mlirModuleDestroy(module);
 }
 
+// Each line: whether a call may run long without calling back, whether it
+// calls anything, whether it may allocate, and whether the module calls only
+// its own code.
 #define CALLBACK "func.func private @cb(i64)\n"
 #define BOUNDS                                                                 \
   "%lb = arith.constant 0 : index\n"                                           \
   "%ub = arith.constant 8 : index\n"                                           \
   "%step = arith.constant 1 : index\n"
 
-int main(void) {
-  MlirContext ctx = createContext();
-
+/// Whether a call may run long without calling back.
+static void testLoopsAndBranches(MlirContext ctx) {
   // Straight-line code keeps the GIL: it is short.
-  // CHECK: straight: runs without callbacks no, calls no, may allocate no, only
-  // own code yes
+  // CHECK: straight: long 0, calls 0, allocates 0, own 1
   printProperties(ctx, "straight",
                   "func.func @f(%x: i64) -> i64 {\n"
                   "  %y = arith.addi %x, %x : i64\n"
@@ -74,8 +72,7 @@ int main(void) {
                   "}");
 
   // A loop whose every iteration calls back keeps it too.
-  // CHECK: loop calling back: runs without callbacks no, calls yes, may
-  // allocate yes, only own code yes
+  // CHECK: loop calling back: long 0, calls 1, allocates 1, own 1
   printProperties(ctx, "loop calling back",
                   CALLBACK "func.func @f(%x: i64) {\n" BOUNDS
                            "  scf.for %i = %lb to %ub step %step {\n"
@@ -85,8 +82,7 @@ int main(void) {
                            "}");
 
   // A loop that calls no callback may run long without Python.
-  // CHECK: loop: runs without callbacks yes, calls no, may allocate no, only
-  // own code yes
+  // CHECK: loop: long 1, calls 0, allocates 0, own 1
   printProperties(ctx, "loop",
                   "func.func @f(%x: i64) {\n" BOUNDS
                   "  scf.for %i = %lb to %ub step %step {\n"
@@ -96,7 +92,7 @@ int main(void) {
                   "}");
 
   // So may an inner loop without a callback, in an outer loop with one.
-  // CHECK: inner loop: runs without callbacks yes
+  // CHECK: inner loop: long 1, calls 1, allocates 1, own 1
   printProperties(ctx, "inner loop",
                   CALLBACK "func.func @f(%x: i64) {\n" BOUNDS
                            "  scf.for %i = %lb to %ub step %step {\n"
@@ -108,7 +104,7 @@ int main(void) {
                            "}");
 
   // Nested loops each calling back (the outer one through the inner one).
-  // CHECK: nested loops calling back: runs without callbacks no
+  // CHECK: nested loops calling back: long 0, calls 1, allocates 1, own 1
   printProperties(ctx, "nested loops calling back",
                   CALLBACK "func.func @f(%x: i64) {\n" BOUNDS
                            "  scf.for %i = %lb to %ub step %step {\n"
@@ -120,7 +116,7 @@ int main(void) {
                            "}");
 
   // A branch whose one side calls no callback.
-  // CHECK: branch: runs without callbacks yes
+  // CHECK: branch: long 1, calls 1, allocates 1, own 1
   printProperties(ctx, "branch",
                   CALLBACK "func.func @f(%x: i64, %c: i1) {\n"
                            "  scf.if %c {\n"
@@ -133,18 +129,20 @@ int main(void) {
                            "}");
 
   // Blocks may form loops.
-  // CHECK: blocks: runs without callbacks yes, calls no
+  // CHECK: blocks: long 1, calls 0, allocates 0, own 1
   printProperties(ctx, "blocks",
                   "func.func @f(%x: i64) {\n"
                   "  cf.br ^next\n"
                   "^next:\n"
                   "  return\n"
                   "}");
+}
 
+/// Calls, and what runs between a call and its callbacks.
+static void testCalls(MlirContext ctx) {
   // A call of a function that is not a callback may run long, and a call
   // through a pointer may call anything: neither is only the module's code.
-  // CHECK: other call: runs without callbacks yes, calls yes, may allocate yes,
-  // only own code yes
+  // CHECK: other call: long 1, calls 1, allocates 1, own 1
   printProperties(ctx, "other call",
                   "func.func @g(%x: i64) {\n"
                   "  return\n"
@@ -153,8 +151,7 @@ int main(void) {
                   "  func.call @g(%x) : (i64) -> ()\n"
                   "  return\n"
                   "}");
-  // CHECK: call through a pointer: runs without callbacks yes, calls yes, may
-  // allocate yes, only own code no
+  // CHECK: call through a pointer: long 1, calls 1, allocates 1, own 0
   printProperties(ctx, "call through a pointer",
                   "func.func @f(%g: (i64) -> (), %x: i64) {\n"
                   "  func.call_indirect %g(%x) : (i64) -> ()\n"
@@ -163,8 +160,7 @@ int main(void) {
 
   // An external LLVM function (such as libc's qsort) may call the module
   // back; the LLVM dialect is not this project's pipelines' to lower.
-  // CHECK: llvm call: runs without callbacks yes, calls yes, may allocate yes,
-  // only own code no
+  // CHECK: llvm call: long 1, calls 1, allocates 1, own 0
   printProperties(ctx, "llvm call",
                   "llvm.func @qsort(!llvm.ptr)\n"
                   "func.func @f(%p: !llvm.ptr) {\n"
@@ -173,8 +169,7 @@ int main(void) {
                   "}");
 
   // OpenMP's regions run on other threads.
-  // CHECK: openmp: runs without callbacks yes, calls yes, may allocate yes,
-  // only own code no
+  // CHECK: openmp: long 1, calls 1, allocates 1, own 0
   printProperties(ctx, "openmp",
                   CALLBACK "func.func @f(%x: i64) {\n"
                            "  omp.parallel {\n"
@@ -183,34 +178,35 @@ int main(void) {
                            "  }\n"
                            "  return\n"
                            "}");
+}
 
+static void testAllocations(MlirContext ctx) {
   // Allocations may fail, and tensors and linalg allocate.
-  // CHECK: alloc: runs without callbacks no, calls no, may allocate yes, only
-  // own code yes
+  // CHECK: alloc: long 0, calls 0, allocates 1, own 1
   printProperties(ctx, "alloc",
                   "func.func @f(%x: i64) {\n"
                   "  %m = memref.alloc() : memref<4xi64>\n"
                   "  memref.dealloc %m : memref<4xi64>\n"
                   "  return\n"
                   "}");
-  // CHECK: alloca: runs without callbacks no, calls no, may allocate no
+  // CHECK: alloca: long 0, calls 0, allocates 0, own 1
   printProperties(ctx, "alloca",
                   "func.func @f(%x: i64) {\n"
                   "  %m = memref.alloca() : memref<4xi64>\n"
                   "  return\n"
                   "}");
-  // CHECK: tensor: runs without callbacks no, calls no, may allocate yes, only
-  // own code yes
+  // CHECK: tensor: long 0, calls 0, allocates 1, own 1
   printProperties(ctx, "tensor",
                   "func.func @f(%x: i64) -> tensor<4xi64> {\n"
                   "  %t = tensor.splat %x : tensor<4xi64>\n"
                   "  return %t : tensor<4xi64>\n"
                   "}");
+}
 
+static void testOtherDialects(MlirContext ctx) {
   // The async dialect's lowering calls MLIR's async runtime, whose threads
   // may call the module.
-  // CHECK: async: runs without callbacks yes, calls no, may allocate no, only
-  // own code no
+  // CHECK: async: long 1, calls 0, allocates 0, own 0
   printProperties(ctx, "async",
                   "func.func @f(%x: i64) {\n"
                   "  %token = async.execute {\n"
@@ -218,7 +214,14 @@ int main(void) {
                   "  }\n"
                   "  return\n"
                   "}");
+}
 
+int main(void) {
+  MlirContext ctx = createContext();
+  testLoopsAndBranches(ctx);
+  testCalls(ctx);
+  testAllocations(ctx);
+  testOtherDialects(ctx);
   mlirContextDestroy(ctx);
   return 0;
 }

@@ -200,7 +200,7 @@ MUTANTS = [
         "file": BINDINGS + "JitFunction.cpp",
         "search": "if (state.error.isSet()) {",
         "replace": "if (false) {",
-        "tests": [PY + "typed_call_hardening", PY + "jit"],
+        "tests": [PY + "typed_call_hardening", PY + "jit_callbacks"],
         "why": "an exception a callback raised is not re-raised by the typed call that ran the jitted code",
     },
     {
@@ -208,7 +208,7 @@ MUTANTS = [
         "file": BINDINGS + "JitCallbacks.cpp",
         "search": "PyEval_RestoreThread(released);",
         "replace": "(void)released;",
-        "tests": [PY + "jit"],
+        "tests": [PY + "jit_callbacks"],
         "why": "a callback from jitted code that released the GIL runs Python without taking the GIL back",
     },
     {
@@ -216,7 +216,7 @@ MUTANTS = [
         "file": BINDINGS + "JitThreadState.cpp",
         "search": "error.restore();",
         "replace": "error.clear();\n  return true;",
-        "tests": [PY + "typed_call_hardening", PY + "jit"],
+        "tests": [PY + "typed_call_hardening", PY + "jit_callbacks"],
         "why": "raisePendingError drops the pending callback error instead of setting it",
     },
     {
@@ -265,7 +265,7 @@ MUTANTS = [
         "file": "python/mlir/runtime/np_to_memref.py",
         "search": "[s // itemsize for s in nparray.strides]",
         "replace": "[s for s in nparray.strides]",
-        "tests": [PY + "execution_engine"],
+        "tests": [PY + "execution_engine_memrefs"],
         "why": "memref strides are given in bytes instead of elements",
     },
     {
@@ -273,7 +273,7 @@ MUTANTS = [
         "file": "python/mlir/runtime/np_to_memref.py",
         "search": "shift = offset * ctypes.sizeof(aligned_ptr._type_)",
         "replace": "shift = offset",
-        "tests": [PY + "execution_engine"],
+        "tests": [PY + "execution_engine_memrefs"],
         "why": "move_aligned_ptr_by_offset moves by bytes instead of elements, so memref results with an offset are read from the wrong place",
     },
     {
@@ -281,7 +281,7 @@ MUTANTS = [
         "file": "python/mlir/runtime/np_to_memref.py",
         "search": '"f64": "float64",',
         "replace": '"f64": "float32",',
-        "tests": [PY + "jit"],
+        "tests": [PY + "jit", PY + "jit_callbacks"],
         "why": "the runtime's element-type table maps f64 to float32: typed calls refuse float64 arrays for memref<?xf64>",
     },
     {
@@ -297,7 +297,7 @@ MUTANTS = [
         "file": "python/mlir/jit/state.py",
         "search": "if missing:",
         "replace": "if False:",
-        "tests": [PY + "errors", PY + "jit"],
+        "tests": [PY + "errors", PY + "jit", PY + "jit_callbacks"],
         "why": "calling a function whose callbacks are not all registered is not refused",
     },
     {
@@ -305,7 +305,7 @@ MUTANTS = [
         "file": "python/mlir/jit/module.py",
         "search": "signature.bind(*range(count))",
         "replace": "signature.bind(*range(count + 1))",
-        "tests": [PY + "jit"],
+        "tests": [PY + "jit", PY + "jit_callbacks"],
         "why": "register refuses every callback taking exactly the declared number of arguments",
     },
     {
@@ -313,7 +313,7 @@ MUTANTS = [
         "file": "python/mlir/jit/module.py",
         "search": "if name not in state.declarations:",
         "replace": "if False:",
-        "tests": [PY + "errors", PY + "jit"],
+        "tests": [PY + "errors", PY + "jit", PY + "jit_callbacks"],
         "why": "registering a callback for a name the module does not declare is not refused",
     },
     # --- Added with the fixes of issue 19's last round ----------------------
@@ -322,7 +322,7 @@ MUTANTS = [
         "file": "lib/ExecutionEngine/JitEngine.cpp",
         "search": 'return module ? findRefusedContent(module) : "";',
         "replace": 'return "";',
-        "tests": [CAPI_TEST, PY + "engine_errors"],
+        "tests": [CAPI_TEST, PY + "engine_misuse"],
         "why": "a module symbol with a NUL reaches ORC, where it collides with the name before the NUL; an unknown garbage collector aborts code generation",
     },
     {
@@ -330,7 +330,7 @@ MUTANTS = [
         "file": BINDINGS + "JitCallbacks.cpp",
         "search": "if (state.stopCall && state.error.isSet())",
         "replace": "if (false)",
-        "tests": [PY + "jit", PY + "typed_call_review"],
+        "tests": [PY + "jit_callbacks", PY + "typed_call_review"],
         "why": "a raising callback no longer stops the typed call: its code divides by the zero it gets",
     },
     {
@@ -346,7 +346,7 @@ MUTANTS = [
         "file": BINDINGS + "JitMemRefs.cpp",
         "search": "if (spec.contiguous && !empty) {",
         "replace": "if (false) {",
-        "tests": [PY + "jit_tensors"],
+        "tests": [PY + "jit_tensors", PY + "jit_memrefs"],
         "why": "an array with gaps between its rows reaches a memref of the identity layout, which the code copies and collapses as contiguous",
     },
     {
@@ -354,7 +354,7 @@ MUTANTS = [
         "file": BINDINGS + "JitMemRefs.cpp",
         "search": "storage ? NPY_ARRAY_CARRAY : 0, nullptr);",
         "replace": "NPY_ARRAY_CARRAY, nullptr);",
-        "tests": [PY + "boundary_matrix", PY + "jit_tensors"],
+        "tests": [PY + "boundary_matrix", PY + "jit_memrefs"],
         "why": "numpy makes a Fortran-ordered array for a vector result: 2-d vectors come back transposed",
     },
     {

@@ -18,25 +18,14 @@
 #    object. So is a typed (mlir.jit) callback's when its module's engine is
 #    called through `invoke`/`lookup` (the code goes on meanwhile, getting
 #    zeros; a typed call instead stops at the callback when only its
-#    module's own code runs in between: docs/typed_calls.md, jit.py).
+#    module's own code runs in between: docs/typed_calls.md, jit_callbacks.py).
 #    Nothing stays pending: the next call runs and is right. Threads
 #    raising at once leak nothing.
 # 3. Lifetimes. An engine (`JitModule.engine`) and the functions `lookup`
 #    returns keep working after the JitModule is gone, callbacks included; a
 #    callback closure that refers to its JitModule (a cycle through the
 #    engine) is collected once everything is dropped, and not before.
-# 4. Paths and names. A `shared_libs` entry or a `dump_to_object_file` name
-#    with a NUL character is a ValueError ("... contains a NUL character"),
-#    not a shorter path; a directory given as a shared library says it is
-#    one. LLVM ends symbol names at a NUL, so a name given to `lookup`,
-#    `invoke` or `register_runtime` with one is a ValueError, and a module
-#    defining a symbol with one cannot make an engine (RuntimeError).
-# 5. Addresses and capsules. `raw_register_runtime` with a `.value` that is
-#    no address (-1, 2**64) and `invoke` with an int outside [0, 2**64) are
-#    ValueErrors saying the value is not a valid address (ctypes would wrap
-#    it modulo 2**64); `ExecutionEngine(obj)` lets an exception `obj._CAPIPtr`
-#    raises propagate.
-# 6. Callbacks on threads Python never created. A typed callback called, and
+# 4. Callbacks on threads Python never created. A typed callback called, and
 #    raising, on a pthread a shared library started has no Python caller on
 #    its thread: its exception goes to the module, whose running call (the
 #    one that started the thread) re-raises it, or, if none is running, its
@@ -45,7 +34,8 @@
 #    re-raised goes to sys.unraisablehook, with the callback's name. The
 #    thread's later callbacks run normally.
 #
-# Cases that could crash run in a subprocess, which must exit with 0.
+# Paths, names, addresses and capsules are in engine_misuse.py. Cases that
+# could crash run in a subprocess, which must exit with 0.
 
 import ctypes
 import gc
@@ -55,10 +45,7 @@ import sys
 import textwrap
 import threading
 import tracemalloc
-import types
 import weakref
-
-import numpy as np
 
 from fixtures import expect_error
 from mlir.execution_engine import *
@@ -90,13 +77,6 @@ func.func @call(%a: i64) -> i64 {
   return %r : i64
 }
 func.func private @hook(i64) -> i64
-"""
-
-ADD = """
-func.func @add(%a: i64, %b: i64) -> i64 attributes { llvm.emit_c_interface } {
-  %r = arith.addi %a, %b : i64
-  return %r : i64
-}
 """
 
 I64_FN = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)
@@ -456,135 +436,7 @@ in_subprocess(
     """,
 )
 
-# --- 4. Paths ---------------------------------------------------------------
-
-# CHECK-LABEL: CASE: shared library path with a NUL
-# CHECK: ValueError: shared library path '{{.*}}libmlir_c_runner_utils.so{{.*}}\0...' contains a NUL character
-expect_error(
-    "shared library path with a NUL",
-    lambda: ExecutionEngine(
-        Module.parse("", Context()),
-        shared_libs=[os.environ["MLIR_C_RUNNER_UTILS"] + "\0.bak"],
-    ),
-)
-
-# CHECK-LABEL: CASE: jit shared library path with a NUL
-# CHECK: ValueError: shared library path '{{.*}}libmlir_c_runner_utils.so{{.*}}\0...' contains a NUL character
-expect_error(
-    "jit shared library path with a NUL",
-    lambda: jit(
-        "func.func @f() { return }", shared_libs=[os.environ["MLIR_C_RUNNER_UTILS"] + "\0x"]
-    ).f(),
-)
-
-# CHECK-LABEL: CASE: shared library that is a directory
-# CHECK: RuntimeError: Failure while creating the ExecutionEngine. cannot load shared library '/tmp': it is a directory; give the library file's path
-expect_error(
-    "shared library that is a directory",
-    lambda: ExecutionEngine(Module.parse("", Context()), shared_libs=["/tmp"]),
-)
-
-
-def dump_with_nul():
-    engine = engine_for(ADD)
-    directory = os.environ.get("TEST_TMPDIR", "/tmp")
-    path = os.path.join(directory, "engine_errors.o")
-    try:
-        engine.dump_to_object_file(path + "\0.txt")
-    finally:
-        print(f"  a file was written at the truncated path: {os.path.exists(path)}")
-
-
-# CHECK-LABEL: CASE: object file name with a NUL
-# CHECK-NEXT: a file was written at the truncated path: False
-# CHECK-NEXT: ValueError: object file name '{{.*}}engine_errors.o\0...' contains a NUL character
-expect_error("object file name with a NUL", dump_with_nul)
-
-# CHECK-LABEL: CASE: module symbol with a NUL
-# CHECK: RuntimeError: Failure while creating the ExecutionEngine. the symbol 'add\0...' contains a NUL character, which LLVM symbol names cannot hold: rename it
-expect_error("module symbol with a NUL", lambda: engine_for(ADD.replace("@add", '@"add\\00x"')))
-
-# Code generation would abort the process on a garbage collector LLVM does
-# not know.
-# CHECK-LABEL: CASE: unknown garbage collector
-# CHECK: RuntimeError: Failure while creating the ExecutionEngine. function 'f' names the garbage collector 'ab', which LLVM does not know
-expect_error(
-    "unknown garbage collector",
-    lambda: ExecutionEngine(
-        Module.parse(
-            'llvm.func @f() attributes {garbageCollector = "ab"} { llvm.return }', Context()
-        )
-    ),
-)
-
-# CHECK-LABEL: CASE: lookup of a name with a NUL
-# CHECK: ValueError: symbol name '_mlir_ciface_add\0...' contains a NUL character
-expect_error("lookup of a name with a NUL", lambda: engine_for(ADD).lookup("add\0x"))
-
-# CHECK-LABEL: CASE: runtime registered under a name with a NUL
-# CHECK: ValueError: symbol name '_mlir_ciface_hook\0...' contains a NUL character
-expect_error(
-    "runtime registered under a name with a NUL",
-    lambda: engine_for(ADD).register_runtime("hook\0x", I64_FN(lambda x: x)),
-)
-
-# --- 5. Addresses and capsules ----------------------------------------------
-
-# CHECK-LABEL: CASE: raw runtime at address -1
-# CHECK: ValueError: callback for '_mlir_ciface_hook' has .value -1, which is not a valid address (an address is an int from 1 to 2**64 - 1)
-expect_error(
-    "raw runtime at address -1",
-    lambda: engine_for(I64_HOOK).raw_register_runtime(
-        "_mlir_ciface_hook", types.SimpleNamespace(value=-1)
-    ),
-)
-
-# CHECK-LABEL: CASE: raw runtime at address 2**64
-# CHECK: ValueError: callback for '_mlir_ciface_hook' has .value 18446744073709551616, which is not a valid address
-expect_error(
-    "raw runtime at address 2**64",
-    lambda: engine_for(I64_HOOK).raw_register_runtime(
-        "_mlir_ciface_hook", types.SimpleNamespace(value=2**64)
-    ),
-)
-
-# CHECK-LABEL: CASE: invoke with an int of 2**64
-# CHECK: ValueError: argument 0 of 'add' is 18446744073709551616, which is not a valid address (an address is an int from 1 to 2**64 - 1)
-expect_error(
-    "invoke with an int of 2**64",
-    lambda: engine_for(ADD).invoke("add", 2**64, 8, 8),
-)
-
-# ctypes would wrap 2**64 + 8 to 8: the jitted code read address 8 and the
-# process crashed.
-# CHECK-LABEL: CASE: invoke with an int of 2**64 + 8
-# CHECK-NEXT: ValueError: argument 1 of 'add' is 18446744073709551624, which is not a valid address
-# CHECK-NEXT: exit code: 0
-in_subprocess(
-    "invoke with an int of 2**64 + 8",
-    """
-    try:
-        engine_for(ADD).invoke(
-            "add", ctypes.pointer(ctypes.c_int64()), 2**64 + 8, ctypes.pointer(ctypes.c_int64())
-        )
-        print("no exception")
-    except ValueError as error:
-        print(f"ValueError: {error}")
-    """,
-)
-
-
-class FailingCapsule:
-    @property
-    def _CAPIPtr(self):
-        raise Boom("no capsule today")
-
-
-# CHECK-LABEL: CASE: module whose _CAPIPtr raises
-# CHECK: Boom: no capsule today
-expect_error("module whose _CAPIPtr raises", lambda: ExecutionEngine(FailingCapsule()))
-
-# --- 6. Callbacks on threads Python never created ---------------------------
+# --- 4. Callbacks on threads Python never created ---------------------------
 
 
 # CHECK-LABEL: CASE: typed callback raising on a foreign thread

@@ -1,6 +1,6 @@
-// A shared library for test/python/jit.py, loaded through jit(shared_libs=):
-// a function jitted code calls, and a native thread, which Python never
-// created, that calls a jitted function through its packed wrapper
+// A shared library for test/python/jit_callbacks.py, loaded through
+// jit(shared_libs=): a function jitted code calls, and a native thread, which
+// Python never created, that calls a jitted function through its packed wrapper
 // (ExecutionEngine.raw_lookup's address: `void fn(void **args)`, the
 // arguments' addresses then the result's).
 
