@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ctypes
 import sys
-import threading
 from typing import TYPE_CHECKING, Any, cast
 
 from ._mlir_libs import _mlirExecutionEngine as _native
@@ -17,22 +16,19 @@ __all__ = ["ExecutionEngine"]
 
 # Exceptions raised by ctypes callbacks: ctypes reports them to
 # sys.unraisablehook and returns garbage to the jitted code. While this
-# thread runs jitted code, they are kept here and re-raised by the call. The
-# hook is installed once, in front of the one in place then; a hook
+# thread runs jitted code through a _PackedFunction, they are kept with the
+# typed callbacks' (_native._keep_callback_error) and raised by the call.
+# The hook is installed once, in front of the one in place then; a hook
 # installed later that chains to the previous one keeps this working.
-_calls = threading.local()
 _next_unraisablehook: Any = None
 
 
 def _keep_callback_errors(unraisable: Any) -> None:
-    caught = getattr(_calls, "errors", None)
-    if (
-        caught is not None
-        and unraisable.exc_value is not None
+    if not (
+        unraisable.exc_value is not None
         and "ctypes callback" in (unraisable.err_msg or "")
+        and _native._keep_callback_error(unraisable.exc_value)
     ):
-        caught.append(unraisable.exc_value)
-    else:
         _next_unraisablehook(unraisable)
 
 
@@ -52,28 +48,11 @@ class _PackedFunction(_PackedFunctionBase):  # type: ignore[misc]
         if _next_unraisablehook is None:
             _next_unraisablehook = sys.unraisablehook
             sys.unraisablehook = _keep_callback_errors
-        # One raised on a thread Python never created since the last call.
-        _raise_foreign_callback_error(getattr(self, "execution_engine", None))
-        outer = getattr(_calls, "errors", None)
-        caught: list[BaseException] = []
-        _calls.errors = caught
-        try:
-            result = super().__call__(*args)
-        finally:
-            _calls.errors = outer
-        _native._raise_callback_error()  # a typed callback's (mlir.jit)
-        if caught:
-            raise caught[0]
-        # A typed callback's, raised on a thread Python never created while
-        # (or since) this engine's code ran.
-        _raise_foreign_callback_error(getattr(self, "execution_engine", None))
-        return result
-
-
-def _raise_foreign_callback_error(engine: Any) -> None:
-    errors = getattr(engine, "_callback_errors", None) if engine is not None else None
-    if errors:
-        raise errors.pop(0)
+        # The engine's typed callbacks' exceptions raised on threads Python
+        # never created.
+        engine = getattr(self, "execution_engine", None)
+        foreign_errors = getattr(engine, "_callback_errors", None)
+        return _native._call_packed(super().__call__, args, foreign_errors)
 
 
 def _split_top_level(text: str) -> list[str]:

@@ -19,12 +19,14 @@
 #    called through `invoke`/`lookup` (the code goes on meanwhile, getting
 #    zeros; a typed call instead stops at the callback when only its
 #    module's own code runs in between: docs/typed_calls.md, jit_callbacks.py).
-#    Nothing stays pending: the next call runs and is right. Threads
+#    Nothing stays pending: the next call runs and is right. A call made by
+#    a later callback of the same call neither raises nor drops it. Threads
 #    raising at once leak nothing.
 # 3. Lifetimes. An engine (`JitModule.engine`) and the functions `lookup`
 #    returns keep working after the JitModule is gone, callbacks included; a
 #    callback closure that refers to its JitModule (a cycle through the
-#    engine) is collected once everything is dropped, and not before.
+#    engine), or a ctypes callback's to its engine, is collected once
+#    everything is dropped, and not before.
 # 4. Callbacks on threads Python never created. A typed callback called, and
 #    raising, on a pthread a shared library started has no Python caller on
 #    its thread: its exception goes to the module, whose running call (the
@@ -279,6 +281,47 @@ def wrong_result_type():
 expect_error("ctypes callback returning a str for i64", wrong_result_type)
 
 
+TWO_HOOKS = """
+func.func @call(%a: i64) -> i64 attributes { llvm.emit_c_interface } {
+  %r = func.call @first(%a) : (i64) -> i64
+  %s = func.call @second(%a) : (i64) -> i64
+  %t = arith.addi %r, %s : i64
+  return %t : i64
+}
+func.func @twice(%a: i64) -> i64 attributes { llvm.emit_c_interface } {
+  %r = arith.addi %a, %a : i64
+  return %r : i64
+}
+func.func private @first(i64) -> i64 attributes { llvm.emit_c_interface }
+func.func private @second(i64) -> i64 attributes { llvm.emit_c_interface }
+"""
+
+
+def nested_call_after_a_raise():
+    engine = engine_for(TWO_HOOKS)
+
+    def first(x):
+        raise Boom(f"first got {x}")
+
+    def second(x):
+        arg, result = ctypes.c_int64(x), ctypes.c_int64()
+        engine.invoke("twice", ctypes.pointer(arg), ctypes.pointer(result))
+        print(f"  the nested call in second returned {result.value}")
+        return result.value
+
+    engine.register_runtime("first", I64_FN(first))
+    engine.register_runtime("second", I64_FN(second))
+    call_i64(engine, 21)
+
+
+# The exception a callback raised belongs to the call that ran it: a call
+# made by a later callback (its code goes on) neither raises nor drops it.
+# CHECK-LABEL: CASE: nested call after a callback raised
+# CHECK-NEXT: the nested call in second returned 42
+# CHECK-NEXT: Boom: first got 21
+expect_error("nested call after a callback raised", nested_call_after_a_raise)
+
+
 def typed_callback_through_invoke():
     from mlir.execution_engine import jit
 
@@ -433,6 +476,24 @@ in_subprocess(
     del packed, arg, result
     gc.collect()
     print(f"module collected after everything is dropped: {ref() is None}")
+    """,
+)
+
+# CHECK-LABEL: CASE: ctypes callback closure referring to its engine
+# CHECK-NEXT: call(1) = 2 while the engine lives
+# CHECK-NEXT: engine collected after it is dropped: True
+# CHECK-NEXT: exit code: 0
+in_subprocess(
+    "ctypes callback closure referring to its engine",
+    """
+    engine = engine_for(I64_HOOK)
+    engine.register_runtime("hook", I64_FN(lambda x: x + engine.calls))  # a cycle
+    engine.calls = 1
+    ref = weakref.ref(engine)
+    print(f"call(1) = {call_i64(engine, 1)} while the engine lives")
+    del engine
+    gc.collect()
+    print(f"engine collected after it is dropped: {ref() is None}")
     """,
 )
 

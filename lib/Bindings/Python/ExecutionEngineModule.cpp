@@ -57,7 +57,7 @@ public:
     compileStacks().erase(engine.ptr);
     if (!mlirExecutionEngineIsNull(engine))
       mlirExecutionEngineDestroy(engine);
-    // `referencedObjects` is released only now, after the engine is gone.
+    // `keptAlive` is released only now, after the engine is gone.
   }
   PyExecutionEngine(const PyExecutionEngine &) = delete;
   PyExecutionEngine &operator=(const PyExecutionEngine &) = delete;
@@ -69,21 +69,62 @@ public:
     return engine;
   }
 
-  /// Gives up ownership of the engine (for tests of the capsule API).
+  /// Gives up ownership of the engine (for tests of the capsule API). What
+  /// its code calls stays alive with this object.
   void release() {
     compileStacks().erase(engine.ptr);
     engine = MlirExecutionEngine{nullptr};
-    referencedObjects.clear();
   }
 
-  void keepAlive(py::object object) {
-    referencedObjects.push_back(std::move(object));
+  /// Keeps `object`, which the engine's code calls (a ctypes callback, a
+  /// typed callback's slot), alive as long as the engine.
+  void keepAlive(py::handle object) { keptAlive.append(object); }
+
+  /// The garbage collector's view of the engine: what it keeps alive (a
+  /// callback's closure may refer back to the engine).
+  int traverse(visitproc visit, void *arg) {
+    Py_VISIT(keptAlive.ptr());
+    return 0;
   }
+  /// Breaks a cycle through the engine, which is garbage.
+  void clear() { keptAlive = py::list(); }
 
 private:
   MlirExecutionEngine engine;
-  std::vector<py::object> referencedObjects;
+  /// The one owner of what the engine's code calls back into.
+  py::list keptAlive;
 };
+
+/// Makes ExecutionEngine objects visible to the garbage collector: what an
+/// engine keeps alive may refer back to it.
+void traverseEngines(PyHeapTypeObject *heapType) {
+  PyTypeObject *type = &heapType->ht_type;
+  type->tp_flags |= Py_TPFLAGS_HAVE_GC;
+  type->tp_traverse = [](PyObject *self, visitproc visit, void *arg) {
+    Py_VISIT(Py_TYPE(self)); // a heap type, which its instances refer to
+    try {
+      return py::cast<PyExecutionEngine &>(py::handle(self))
+          .traverse(visit, arg);
+    } catch (const py::cast_error &) {
+      return 0; // not constructed yet
+    }
+  };
+  type->tp_clear = [](PyObject *self) {
+    try {
+      py::cast<PyExecutionEngine &>(py::handle(self)).clear();
+    } catch (const py::cast_error &) {
+    }
+    return 0;
+  };
+}
+
+} // namespace
+
+void jit::keepAliveWithEngine(py::handle engine, py::handle object) {
+  py::cast<PyExecutionEngine &>(engine).keepAlive(object);
+}
+
+namespace {
 
 /// Raises RuntimeError("<what>: <reason>"), `reason` being the message a
 /// checked C API call reported.
@@ -452,17 +493,16 @@ void defineSymbols(py::class_<PyExecutionEngine> &engine) {
           "defining it, else None.")
       .def(
           "raw_register_runtime",
-          [](PyExecutionEngine &self, const std::string &name,
-             py::object callback) {
+          [](py::object self, const std::string &name, py::object callback) {
             checkNoNul(name, "symbol name");
             void *address = runtimeAddress(callback, name);
             std::string error;
             if (mlirLogicalResultIsFailure(
                     mlirExecutionEngineRegisterSymbolChecked(
-                        self.get(), toStringRef(name), address, appendToString,
-                        &error)))
+                        self.cast<PyExecutionEngine &>().get(),
+                        toStringRef(name), address, appendToString, &error)))
               raise("Failure while registering runtime '" + name + "'", error);
-            self.keepAlive(callback);
+            self.cast<PyExecutionEngine &>().keepAlive(callback);
           },
           py::arg("name"), py::arg("callback"),
           "Register `callback` (a ctypes object whose `.value` is the "
@@ -529,7 +569,8 @@ PYBIND11_MODULE(_mlirExecutionEngine, m) {
   // For jit()'s pipelines, and any pipeline text that names them.
   mlirRegisterJitPasses();
 
-  py::class_<PyExecutionEngine> engine(m, "ExecutionEngine");
+  py::class_<PyExecutionEngine> engine(m, "ExecutionEngine",
+                                       py::custom_type_setup(traverseEngines));
   defineCreation(engine);
   defineSymbols(engine);
   defineLifecycle(engine);

@@ -482,8 +482,8 @@ void bindToEngine(py::object engine, py::list slots) {
     CallbackSlot &slot = handle.cast<CallbackSlot &>();
     registerSymbol(kSlotSymbolPrefix + slot.name, &slot);
   }
-  // An attribute, so that the garbage collector sees the references.
-  engine.attr("_callback_slots") = slots;
+  for (py::handle slot : slots)
+    keepAliveWithEngine(engine, slot);
   // Where ExecutionEngine's lookup finds the exceptions callbacks raised on
   // threads Python never created.
   if (!slots.empty()) {

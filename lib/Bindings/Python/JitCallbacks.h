@@ -11,6 +11,11 @@ namespace mlir::python::jit {
 /// trampolines and bind them to an engine.
 void populateJitCallbacks(pybind11::module_ &m);
 
+/// Makes `engine` (an ExecutionEngine) keep `object`, which its code calls
+/// (a typed callback's slot), alive as long as it lives, as it keeps ctypes
+/// callbacks (ExecutionEngineModule.cpp).
+void keepAliveWithEngine(pybind11::handle engine, pybind11::handle object);
+
 } // namespace mlir::python::jit
 
 #endif // MLIR_BINDINGS_PYTHON_JITCALLBACKS_H

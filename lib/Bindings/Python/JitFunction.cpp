@@ -318,6 +318,7 @@ __attribute__((noinline)) PyObject *runMayStop(JitFunction &function,
                                                void **packed, char *results) {
   // Callbacks get read-only views of read-only arrays.
   JitThreadState &state = threadState();
+  PyObject *outerError = beginCall(state);
   size_t readOnlyMark = state.numReadOnly;
   for (size_t i : function.memRefArgs)
     if (!PyArray_ISWRITEABLE(reinterpret_cast<PyArrayObject *>(args[i])))
@@ -329,18 +330,20 @@ __attribute__((noinline)) PyObject *runMayStop(JitFunction &function,
 
   // A stopped call wrote no results.
   if (!returned && state.failureType) {
+    endCall(state, outerError); // a failure stopped it: no callback raised
     PyErr_SetString(state.failureType, state.failureMessage);
     state.failureType = nullptr;
     return nullptr;
   }
   PyObject *value =
       returned ? convertResults(function, results, args) : nullptr;
+  // A callback's exception, raised during the call ...
   if (state.error.isSet()) {
-    Py_XDECREF(value);
+    Py_CLEAR(value);
     PyErr_Clear();
-    raisePendingError();
-    return nullptr;
   }
+  if (!endCall(state, outerError))
+    return nullptr;
   // ... or raised while this call ran (by a thread it started).
   if (!raiseForeignError(function.errors.ptr())) {
     Py_XDECREF(value);
@@ -550,14 +553,30 @@ void populateJitFunctions(py::module_ &m) {
       "deallocation pass cloned, so that results alias them.");
 
   m.def(
-      "_raise_callback_error",
-      []() {
-        if (!raisePendingError())
+      "_call_packed",
+      [](py::object function, py::tuple arguments, py::object foreignErrors) {
+        if (!foreignErrors.is_none() && !PyList_Check(foreignErrors.ptr()))
+          throw py::type_error("foreign_errors must be a list or None");
+        PyObject *result =
+            callPacked(function.ptr(), arguments.ptr(),
+                       foreignErrors.is_none() ? nullptr : foreignErrors.ptr());
+        if (!result)
           throw py::error_already_set();
+        return py::reinterpret_steal<py::object>(result);
       },
-      "Raise the exception a callback raised during the last call of jitted "
-      "code on this thread (through ExecutionEngine.invoke or lookup), if "
-      "any, and forget it.");
+      py::arg("function"), py::arg("arguments"), py::arg("foreign_errors"),
+      "Call `function` (a ctypes function over jitted code) with "
+      "`arguments`; raise the first exception a callback raised on this "
+      "thread meanwhile, else one raised on a thread Python never created "
+      "(kept in the list `foreign_errors`, or None).");
+
+  m.def(
+      "_keep_callback_error",
+      [](py::object error) { return keepPackedCallError(error.ptr()); },
+      py::arg("error"),
+      "Keep `error`, which a ctypes callback raised, for the call of jitted "
+      "code through ctypes running on this thread to raise; False if none "
+      "runs.");
 }
 
 } // namespace mlir::python::jit

@@ -22,13 +22,6 @@ void PendingError::take() {
   Py_XDECREF(traceback);
 }
 
-void PendingError::restore() {
-  PyObject *error = value;
-  value = nullptr;
-  PyErr_SetObject(reinterpret_cast<PyObject *>(Py_TYPE(error)), error);
-  Py_DECREF(error);
-}
-
 thread_local JitThreadState currentThreadState;
 
 namespace {
@@ -63,7 +56,6 @@ bool runJitted(JitThreadState &state, bool releaseGil, bool stoppable,
                void (*run)(void **), void **argument) {
   PyThreadState *outerReleased = state.released;
   bool outerGilHeld = state.gilHeld;
-  state.error.clear();
   bool returned = true;
   if (releaseGil) {
     state.gilHeld = false;
@@ -98,12 +90,45 @@ void stopCallWith(PyObject *type, const char *format, ...) {
   _longjmp(*state.stopCall, 1);
 }
 
-bool raisePendingError() {
-  PendingError &error = threadState().error;
-  if (!error.isSet())
+bool endCall(JitThreadState &state, PyObject *outer) {
+  PyObject *raised = state.error.release();
+  state.error.reset(outer);
+  if (!raised)
     return true;
-  error.restore();
+  PyErr_SetObject(reinterpret_cast<PyObject *>(Py_TYPE(raised)), raised);
+  Py_DECREF(raised);
   return false;
+}
+
+PyObject *callPacked(PyObject *function, PyObject *arguments,
+                     PyObject *foreignErrors) {
+  // One raised on a thread Python never created since the last call.
+  if (!raiseForeignError(foreignErrors))
+    return nullptr;
+  JitThreadState &state = threadState();
+  PyObject *outer = beginCall(state);
+  ++state.packedCalls;
+  PyObject *result = PyObject_Call(function, arguments, nullptr);
+  --state.packedCalls;
+  if (!result) { // the call itself failed (ctypes refused the arguments)
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    endCall(state, outer);
+    PyErr_Clear();
+    PyErr_Restore(type, value, traceback);
+    return nullptr;
+  }
+  if (!endCall(state, outer) || !raiseForeignError(foreignErrors))
+    Py_CLEAR(result);
+  return result;
+}
+
+bool keepPackedCallError(PyObject *error) {
+  JitThreadState &state = threadState();
+  if (state.packedCalls == 0)
+    return false;
+  state.error.keep(error);
+  return true;
 }
 
 bool raiseFirstForeignError(PyObject *errors) {

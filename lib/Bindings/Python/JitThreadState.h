@@ -26,14 +26,24 @@ public:
   /// Takes the current Python error, unless one is already kept (the first
   /// one explains the failure).
   void take();
-  /// Raises the kept error and forgets it.
-  void restore();
+  /// Keeps `error` (an exception), unless one is already kept.
+  void keep(PyObject *error) {
+    if (!isSet()) {
+      Py_INCREF(error);
+      value = error;
+    }
+  }
   void clear() { Py_CLEAR(value); }
   /// Gives up the kept error (a new reference, or null if none).
   PyObject *release() {
     PyObject *error = value;
     value = nullptr;
     return error;
+  }
+  /// Keeps `error` (a reference it takes over, or null) instead.
+  void reset(PyObject *error) {
+    Py_XDECREF(value);
+    value = error;
   }
 
 private:
@@ -49,6 +59,10 @@ struct JitThreadState {
   PyThreadState *released = nullptr;
   /// A typed call kept the GIL: callbacks on this thread just run.
   bool gilHeld = false;
+  /// Calls of jitted code through ctypes (ExecutionEngine's lookup and
+  /// invoke, callPacked) running on this thread: the exceptions ctypes
+  /// callbacks raise meanwhile are kept in `error` too.
+  unsigned packedCalls = 0;
   /// Callbacks run while the GIL is kept, since it was last let go.
   unsigned callbacksSinceYield = 0;
   /// Where a callback that raised stops the typed call running on this
@@ -60,6 +74,11 @@ struct JitThreadState {
   /// when the call is stopped, as nothing of it is returned then. Null
   /// outside such calls.
   std::unordered_set<void *> *allocations = nullptr;
+  /// The first exception a callback (typed, or ctypes during a packed call)
+  /// raised on this thread during the running call of jitted code, for its
+  /// caller to raise: the one channel of callbacks' errors on a thread
+  /// Python knows. (On threads Python never created they go to the module's
+  /// list: handOverForeignError.)
   PendingError error;
   /// Why a runtime function the jitted code called (an allocation, a copy)
   /// stopped the call: the exception type and message to raise.
@@ -104,9 +123,29 @@ bool runJitted(JitThreadState &state, bool releaseGil, bool stoppable,
 [[gnu::format(printf, 2, 3)]] void stopCallWith(PyObject *type,
                                                 const char *format, ...);
 
-/// Raises, and forgets, the exception a callback raised on this thread
-/// during the last call of jitted code, if any: returns false then.
-bool raisePendingError();
+/// Starts a call of jitted code on this thread: sets aside, and returns for
+/// endCall, the exception a callback of an enclosing call raised (that call
+/// raises it; a callback that went on made this call).
+inline PyObject *beginCall(JitThreadState &state) {
+  return state.error.release();
+}
+
+/// Ends the call `beginCall` started: raises the first exception a callback
+/// raised during it, if any, and returns false then; puts `outer` back.
+bool endCall(JitThreadState &state, PyObject *outer);
+
+/// Calls `function` (a ctypes function over jitted code) with `arguments`,
+/// as ExecutionEngine's lookup and invoke do: raises the first exception a
+/// callback raised on this thread meanwhile (a ctypes callback's is kept by
+/// keepPackedCallError), else one raised on a thread Python never created,
+/// kept in `foreignErrors` (the engine's list, or null), as raiseForeignError.
+PyObject *callPacked(PyObject *function, PyObject *arguments,
+                     PyObject *foreignErrors);
+
+/// Keeps `error`, which a ctypes callback raised (ctypes reports it through
+/// sys.unraisablehook), for the packed call running on this thread to raise;
+/// returns false if none runs.
+bool keepPackedCallError(PyObject *error);
 
 /// Raises, and removes, the first exception of the non-empty list `errors`;
 /// returns false.
