@@ -110,12 +110,10 @@ PyObject *callPacked(PyObject *function, PyObject *arguments,
   ++state.packedCalls;
   PyObject *result = PyObject_Call(function, arguments, nullptr);
   --state.packedCalls;
-  if (!result) { // the call itself failed (ctypes refused the arguments)
-    PyObject *type, *value, *traceback;
-    PyErr_Fetch(&type, &value, &traceback);
-    endCall(state, outer);
-    PyErr_Clear();
-    PyErr_Restore(type, value, traceback);
+  if (!result) {
+    // The call itself failed (ctypes refused the arguments): its error
+    // stands, and replaces this call's callbacks'.
+    state.error.reset(outer);
     return nullptr;
   }
   if (!endCall(state, outer) || !raiseForeignError(foreignErrors))
