@@ -18,8 +18,9 @@ extern "C" {
 
 typedef struct MlirJitCallProperties {
   /// It may run long without calling a callback: it calls anything but a
-  /// callback, runs a region on OpenMP's threads, has several blocks, or has
-  /// a loop or branch that calls no callback.
+  /// callback, copies or makes whole arrays (memref.copy, tensors, linalg),
+  /// runs a region on OpenMP's threads, has several blocks, or has a loop or
+  /// a branch (an scf.if without an else among them) that calls no callback.
   bool mayRunWithoutCallbacks;
   /// It calls something, directly or through a pointer.
   bool calls;

@@ -24,14 +24,24 @@ bool hasSeveralBlocks(Region &region) {
   return !region.empty() && !region.hasOneBlock();
 }
 
+/// Whether `op`, which has no region, may take long without a call: it
+/// copies or makes whole arrays (a memref.copy, tensors, which bufferization
+/// may copy, linalg's loops).
+bool mayLoopOverArrays(Operation *op) {
+  return llvm::isa<memref::CopyOp>(op) ||
+         llvm::is_contained({"tensor", "bufferization", "linalg"},
+                            op->getName().getDialectNamespace());
+}
+
 bool mayRunWithoutCallbacks(Operation *function,
                             const llvm::StringSet<> &callbacks) {
   if (function->getNumRegions() != 1 ||
       hasSeveralBlocks(function->getRegion(0)))
     return true;
-  // Post-order: an op's regions are visited before it, and mark it when they
-  // call a callback.
-  llvm::SmallPtrSet<Operation *, 16> callsBack;
+  // Post-order: an op's regions are visited before it. A region calls back
+  // when it calls a callback, or holds an op each of whose regions does (an
+  // scf.if without an else, or with an else that calls none, does not).
+  llvm::SmallPtrSet<Region *, 16> callingBack;
   return function
       ->walk<WalkOrder::PostOrder>([&](Operation *op) {
         if (op == function)
@@ -44,22 +54,23 @@ bool mayRunWithoutCallbacks(Operation *function,
           // takes the GIL.
           if (op->getName().getDialectNamespace() == "omp" ||
               llvm::any_of(op->getRegions(), hasSeveralBlocks) ||
-              !callsBack.contains(op))
+              !llvm::all_of(op->getRegions(), [&](Region &region) {
+                return callingBack.contains(&region);
+              }))
             return WalkResult::interrupt();
         } else {
-          return WalkResult::advance();
+          return mayLoopOverArrays(op) ? WalkResult::interrupt()
+                                       : WalkResult::advance();
         }
-        callsBack.insert(op->getParentOp());
+        callingBack.insert(op->getParentRegion());
         return WalkResult::advance();
       })
       .wasInterrupted();
 }
 
 bool mayAllocate(Operation *op) {
-  StringRef dialect = op->getName().getDialectNamespace();
-  return llvm::isa<memref::AllocOp, memref::ReallocOp, memref::CopyOp,
-                   CallOpInterface>(op) ||
-         llvm::is_contained({"tensor", "bufferization", "linalg"}, dialect);
+  return llvm::isa<memref::AllocOp, memref::ReallocOp, CallOpInterface>(op) ||
+         mayLoopOverArrays(op);
 }
 
 } // namespace

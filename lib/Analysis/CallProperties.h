@@ -18,9 +18,11 @@ namespace mlir::jit {
 struct CallProperties {
   /// It may run long without calling a Python callback: it calls anything
   /// but a callback (which may run long, or wait for a thread that calls
-  /// back), runs a region on OpenMP's threads, has several blocks, or has a
-  /// loop or branch in which no callback is called. Otherwise it is
-  /// straight-line code, or code whose every loop and branch calls one.
+  /// back), copies or makes whole arrays (memref.copy, tensors, linalg), runs
+  /// a region on OpenMP's threads, has several blocks, or has a loop or a
+  /// branch (an scf.if without an else among them) in which no callback is
+  /// called. Otherwise it is cheap straight-line code, or code whose every
+  /// loop and branch calls one.
   bool mayRunWithoutCallbacks = false;
   /// It calls something, directly or through a pointer.
   bool calls = false;

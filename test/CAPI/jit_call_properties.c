@@ -128,6 +128,30 @@ static void testLoopsAndBranches(MlirContext ctx) {
                            "  return\n"
                            "}");
 
+  // A loop calling back only in the then-branch of an scf.if may run long.
+  // CHECK: branch without else: long 1, calls 1, allocates 1, own 1
+  printProperties(ctx, "branch without else",
+                  CALLBACK "func.func @f(%x: i64, %c: i1) {\n" BOUNDS
+                           "  scf.for %i = %lb to %ub step %step {\n"
+                           "    scf.if %c {\n"
+                           "      func.call @cb(%x) : (i64) -> ()\n"
+                           "    }\n"
+                           "  }\n"
+                           "  return\n"
+                           "}");
+  // CHECK: branches calling back: long 0, calls 1, allocates 1, own 1
+  printProperties(ctx, "branches calling back",
+                  CALLBACK "func.func @f(%x: i64, %c: i1) {\n" BOUNDS
+                           "  scf.for %i = %lb to %ub step %step {\n"
+                           "    scf.if %c {\n"
+                           "      func.call @cb(%x) : (i64) -> ()\n"
+                           "    } else {\n"
+                           "      func.call @cb(%x) : (i64) -> ()\n"
+                           "    }\n"
+                           "  }\n"
+                           "  return\n"
+                           "}");
+
   // Blocks may form loops.
   // CHECK: blocks: long 1, calls 0, allocates 0, own 1
   printProperties(ctx, "blocks",
@@ -189,13 +213,20 @@ static void testAllocations(MlirContext ctx) {
                   "  memref.dealloc %m : memref<4xi64>\n"
                   "  return\n"
                   "}");
+  // A copy is a loop over whole arrays.
+  // CHECK: copy: long 1, calls 0, allocates 1, own 1
+  printProperties(ctx, "copy",
+                  "func.func @f(%a: memref<?xf64>, %b: memref<?xf64>) {\n"
+                  "  memref.copy %a, %b : memref<?xf64> to memref<?xf64>\n"
+                  "  return\n"
+                  "}");
   // CHECK: alloca: long 0, calls 0, allocates 0, own 1
   printProperties(ctx, "alloca",
                   "func.func @f(%x: i64) {\n"
                   "  %m = memref.alloca() : memref<4xi64>\n"
                   "  return\n"
                   "}");
-  // CHECK: tensor: long 0, calls 0, allocates 1, own 1
+  // CHECK: tensor: long 1, calls 0, allocates 1, own 1
   printProperties(ctx, "tensor",
                   "func.func @f(%x: i64) -> tensor<4xi64> {\n"
                   "  %t = tensor.splat %x : tensor<4xi64>\n"

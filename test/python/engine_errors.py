@@ -34,7 +34,8 @@
 #    next call (typed, or through the engine's invoke/lookup) re-raises it
 #    before running any code. One raised while another is still to be
 #    re-raised goes to sys.unraisablehook, with the callback's name. The
-#    thread's later callbacks run normally.
+#    thread's later callbacks run normally. So does one raised under a raw
+#    ctypes function over the jitted code (not lookup's), which raises none.
 #
 # Paths, names, addresses and capsules are in engine_misuse.py. Cases that
 # could crash run in a subprocess, which must exit with 0.
@@ -549,6 +550,47 @@ in_subprocess(
     for report in reports:
         print(f"unraisable: {type(report.exc_value).__name__}: {report.exc_value}, in {report.object}")
     print(f"then twice_on_thread(7) = {m.twice_on_thread(7.0)}")
+    """,
+)
+
+# A raw ctypes function over the jitted code (not `lookup`'s) raises
+# nothing: the callback's exception goes to its module, as on a thread
+# Python never created, and later calls run their callbacks.
+# CHECK-LABEL: CASE: typed callback raising under a raw ctypes call
+# CHECK-NEXT: raw(-1) = 1, calls [-1]
+# CHECK-NEXT: raw(5) = 6, calls [5]
+# CHECK-NEXT: the next typed call raised Boom: cb got -1
+# CHECK-NEXT: then f(3) = 4, raw(7) = 8
+# CHECK-NEXT: exit code: 0
+in_subprocess(
+    "typed callback raising under a raw ctypes call",
+    """
+    from mlir.execution_engine import jit
+    m = jit(TYPED_HOOK)
+    calls = []
+
+    @m.callback("hook")
+    def hook(x):
+        calls.append(x)
+        if x < 0:
+            raise Boom(f"cb got {x}")
+        return x
+
+    function = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(m.engine.raw_lookup("_mlir_ciface_call"))
+
+    def raw(x):
+        arg, result = ctypes.c_int64(x), ctypes.c_int64()
+        function((ctypes.c_void_p * 2)(ctypes.addressof(arg), ctypes.addressof(result)))
+        return result.value + 1
+
+    print(f"raw(-1) = {raw(-1)}, calls {calls}")
+    calls.clear()
+    print(f"raw(5) = {raw(5)}, calls {calls}")
+    try:
+        m.call(3)
+    except Boom as error:
+        print(f"the next typed call raised Boom: {error}")
+    print(f"then f(3) = {m.call(3) + 1}, raw(7) = {raw(7)}")
     """,
 )
 

@@ -15,16 +15,19 @@
 #    no address (-1, 2**64) and `invoke` with an int outside [0, 2**64) are
 #    ValueErrors saying the value is not a valid address (ctypes would wrap
 #    it modulo 2**64); `ExecutionEngine(obj)` lets an exception `obj._CAPIPtr`
-#    raises propagate.
+#    raises propagate. An engine taken over through its capsule keeps the
+#    callbacks its code calls alive.
 #
 # Cases that could crash run in a subprocess, which must exit with 0.
 
 import ctypes
+import gc
 import os
 import subprocess
 import sys
 import textwrap
 import types
+import weakref
 
 from fixtures import expect_error
 from mlir.execution_engine import *
@@ -214,3 +217,32 @@ class FailingCapsule:
 # CHECK-LABEL: CASE: module whose _CAPIPtr raises
 # CHECK: Boom: no capsule today
 expect_error("module whose _CAPIPtr raises", lambda: ExecutionEngine(FailingCapsule()))
+
+# The callbacks an engine's code calls stay alive with the engine, whichever
+# object owns it: after `_testing_release` and `_CAPICreate`, dropping the
+# first object frees none of them.
+# CHECK-LABEL: CASE: callbacks of an engine taken over through its capsule
+# CHECK-NEXT: callback alive after its first owner is gone: True
+# CHECK-NEXT: call(2) through the new owner = 6
+# CHECK-NEXT: exit code: 0
+in_subprocess(
+    "callbacks of an engine taken over through its capsule",
+    """
+    engine = engine_for(I64_HOOK)
+    hook = lambda x: x * 3
+    alive = weakref.ref(hook)
+    engine.register_runtime("hook", I64_FN(hook))
+    del hook
+    capsule = engine._CAPIPtr
+    engine._testing_release()
+    owner = ExecutionEngine._CAPICreate(capsule)
+    del engine
+    gc.collect()
+    print(f"callback alive after its first owner is gone: {alive() is not None}")
+    address = owner.raw_lookup("_mlir_ciface_call")
+    call = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
+    arg, result = ctypes.c_int64(2), ctypes.c_int64()
+    call((ctypes.c_void_p * 2)(ctypes.addressof(arg), ctypes.addressof(result)))
+    print(f"call(2) through the new owner = {result.value}")
+    """,
+)

@@ -41,22 +41,41 @@ using mlir::python::jit::lookupOnCompileStack;
 
 namespace {
 
-/// The stack compiling each live engine's module may need, by engine.
-std::unordered_map<void *, size_t> &compileStacks() {
-  static auto *stacks = new std::unordered_map<void *, size_t>();
-  return *stacks;
+/// What Python keeps for each live engine, by engine: it outlives the
+/// object owning the engine when that object releases it to another
+/// (_testing_release, then _CAPICreate of its capsule).
+struct EngineRecord {
+  /// The stack compiling its module may need.
+  size_t compileStack = 0;
+  /// The one owner of what its code calls back into (ctypes callbacks,
+  /// typed callbacks' slots): a callback's closure may refer back to the
+  /// engine, so the owning object shows it to the garbage collector.
+  py::list keptAlive;
+};
+
+/// Never destroyed: entries hold Python objects, which must not be released
+/// after the interpreter is gone.
+std::unordered_map<void *, EngineRecord> &engineRecords() {
+  static auto *records = new std::unordered_map<void *, EngineRecord>();
+  return *records;
 }
 
 class PyExecutionEngine {
 public:
+  /// Owns `engine`; `compileStack` is 0 for an engine made elsewhere (a
+  /// capsule), which keeps the record of an earlier owner that released it.
   PyExecutionEngine(MlirExecutionEngine engine, size_t compileStack)
       : engine(engine) {
-    compileStacks()[engine.ptr] = compileStack;
+    EngineRecord &record = engineRecords()[engine.ptr];
+    if (compileStack)
+      record.compileStack = compileStack;
   }
   ~PyExecutionEngine() {
-    compileStacks().erase(engine.ptr);
-    if (!mlirExecutionEngineIsNull(engine))
-      mlirExecutionEngineDestroy(engine);
+    if (mlirExecutionEngineIsNull(engine))
+      return;
+    py::list keptAlive = std::move(record().keptAlive);
+    engineRecords().erase(engine.ptr);
+    mlirExecutionEngineDestroy(engine);
     // `keptAlive` is released only now, after the engine is gone.
   }
   PyExecutionEngine(const PyExecutionEngine &) = delete;
@@ -70,30 +89,48 @@ public:
   }
 
   /// Gives up ownership of the engine (for tests of the capsule API). What
-  /// its code calls stays alive with this object.
-  void release() {
-    compileStacks().erase(engine.ptr);
-    engine = MlirExecutionEngine{nullptr};
-  }
+  /// its code calls stays alive with the engine's record, for the object
+  /// that takes it over.
+  void release() { engine = MlirExecutionEngine{nullptr}; }
 
   /// Keeps `object`, which the engine's code calls (a ctypes callback, a
   /// typed callback's slot), alive as long as the engine.
-  void keepAlive(py::handle object) { keptAlive.append(object); }
+  void keepAlive(py::handle object) {
+    get();
+    record().keptAlive.append(object);
+  }
 
-  /// The garbage collector's view of the engine: what it keeps alive (a
-  /// callback's closure may refer back to the engine).
+  /// The garbage collector's view of the engine: what it keeps alive (found,
+  /// never made: nothing is allocated while the collector runs).
   int traverse(visitproc visit, void *arg) {
-    Py_VISIT(keptAlive.ptr());
+    auto found = engineRecords().find(engine.ptr);
+    if (!mlirExecutionEngineIsNull(engine) && found != engineRecords().end())
+      Py_VISIT(found->second.keptAlive.ptr());
     return 0;
   }
   /// Breaks a cycle through the engine, which is garbage.
-  void clear() { keptAlive = py::list(); }
+  void clear() {
+    if (!mlirExecutionEngineIsNull(engine))
+      record().keptAlive = py::list();
+  }
 
 private:
+  /// The record of the engine, which this object owns (made by the
+  /// constructor, if it was not there, and removed only by the destructor).
+  EngineRecord &record() { return engineRecords()[engine.ptr]; }
+
   MlirExecutionEngine engine;
-  /// The one owner of what the engine's code calls back into.
-  py::list keptAlive;
 };
+
+/// The engine object `self` holds, or null while it is being made. Read
+/// from pybind11's instance layout, not through a cast: the garbage
+/// collector may look at an object pybind11 is still laying out.
+PyExecutionEngine *constructedEngine(PyObject *self) {
+  auto *instance = reinterpret_cast<py::detail::instance *>(self);
+  if (!instance->simple_layout || !instance->simple_holder_constructed)
+    return nullptr;
+  return static_cast<PyExecutionEngine *>(instance->simple_value_holder[0]);
+}
 
 /// Makes ExecutionEngine objects visible to the garbage collector: what an
 /// engine keeps alive may refer back to it.
@@ -102,18 +139,12 @@ void traverseEngines(PyHeapTypeObject *heapType) {
   type->tp_flags |= Py_TPFLAGS_HAVE_GC;
   type->tp_traverse = [](PyObject *self, visitproc visit, void *arg) {
     Py_VISIT(Py_TYPE(self)); // a heap type, which its instances refer to
-    try {
-      return py::cast<PyExecutionEngine &>(py::handle(self))
-          .traverse(visit, arg);
-    } catch (const py::cast_error &) {
-      return 0; // not constructed yet
-    }
+    PyExecutionEngine *engine = constructedEngine(self);
+    return engine ? engine->traverse(visit, arg) : 0;
   };
   type->tp_clear = [](PyObject *self) {
-    try {
-      py::cast<PyExecutionEngine &>(py::handle(self)).clear();
-    } catch (const py::cast_error &) {
-    }
+    if (PyExecutionEngine *engine = constructedEngine(self))
+      engine->clear();
     return 0;
   };
 }
@@ -173,8 +204,8 @@ void *runtimeAddress(py::handle callback, const std::string &name) {
 } // namespace
 
 size_t mlir::python::jit::compileStackOf(MlirExecutionEngine engine) {
-  auto found = compileStacks().find(engine.ptr);
-  return found == compileStacks().end() ? 0 : found->second;
+  auto found = engineRecords().find(engine.ptr);
+  return found == engineRecords().end() ? 0 : found->second.compileStack;
 }
 
 void *mlir::python::jit::lookupOnCompileStack(MlirExecutionEngine engine,

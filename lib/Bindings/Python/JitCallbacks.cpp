@@ -247,12 +247,15 @@ void finishCallback(JitThreadState &state, CallbackSlot &slot,
 /// How many callbacks run, the GIL kept, before other threads get a turn.
 constexpr unsigned kCallbacksPerYield = 128;
 
-/// Passes `error` (owned), which callback `slot` raised on a thread Python
-/// never created, to whoever can raise it: no Python caller waits on that
-/// thread. The module's running call, or its next one, re-raises the first
-/// such error; one that arrives while another is pending is reported through
-/// sys.unraisablehook, naming the callback. The GIL is held.
-void handOverForeignError(CallbackSlot &slot, PyObject *error) {
+/// Passes `error` (owned), which callback `slot` raised where no caller
+/// raises it (on a thread Python never created, `foreignThread`, or in code
+/// called through a raw ctypes function, not through the module or its
+/// engine's invoke/lookup), to whoever can raise it. The module's running
+/// call, or its next one, re-raises the first such error; one that arrives
+/// while another is pending is reported through sys.unraisablehook, naming
+/// the callback. The GIL is held.
+void handOverForeignError(CallbackSlot &slot, PyObject *error,
+                          bool foreignThread) {
   if (slot.errors && PyList_Check(slot.errors) &&
       PyList_GET_SIZE(slot.errors) == 0 &&
       PyList_Append(slot.errors, error) == 0) {
@@ -263,9 +266,11 @@ void handOverForeignError(CallbackSlot &slot, PyObject *error) {
   PyErr_SetObject(reinterpret_cast<PyObject *>(Py_TYPE(error)), error);
   Py_DECREF(error);
   PyObject *where = PyUnicode_FromFormat(
-      "callback '%s' called on a thread Python did not create (an earlier "
-      "exception of its module is still to be re-raised)",
-      slot.name.c_str());
+      "callback '%s' called %s (an earlier exception of its module is still "
+      "to be re-raised)",
+      slot.name.c_str(),
+      foreignThread ? "on a thread Python did not create"
+                    : "by jitted code no call of its module ran");
   PyErr_WriteUnraisable(where);
   Py_XDECREF(where);
 }
@@ -294,13 +299,14 @@ extern "C" void dispatchCallback(CallbackSlot *slot, char *argSlots,
   }
   // A thread Python never saw, or one that called the jitted code without a
   // typed call (ctypes through invoke or lookup releases the GIL, and
-  // ExecutionEngine's lookup re-raises the error this thread keeps).
+  // ExecutionEngine's lookup re-raises the error this thread keeps; a raw
+  // ctypes function raises none: the module keeps it then).
   bool foreign = PyGILState_GetThisThreadState() == nullptr;
   PyGILState_STATE gil = PyGILState_Ensure();
   if (!callPython(state, *slot, argSlots, resultSlots))
     storeZeroResults(*slot, resultSlots);
-  if (foreign && state.error.isSet())
-    handOverForeignError(*slot, state.error.release());
+  if ((foreign || state.packedCalls == 0) && state.error.isSet())
+    handOverForeignError(*slot, state.error.release(), foreign);
   PyGILState_Release(gil);
 }
 

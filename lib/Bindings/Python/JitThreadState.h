@@ -77,8 +77,8 @@ struct JitThreadState {
   /// The first exception a callback (typed, or ctypes during a packed call)
   /// raised on this thread during the running call of jitted code, for its
   /// caller to raise: the one channel of callbacks' errors on a thread
-  /// Python knows. (On threads Python never created they go to the module's
-  /// list: handOverForeignError.)
+  /// Python knows. (On threads Python never created, or where no call raises
+  /// them, they go to the module's list: handOverForeignError.)
   PendingError error;
   /// Why a runtime function the jitted code called (an allocation, a copy)
   /// stopped the call: the exception type and message to raise.
