@@ -99,6 +99,14 @@ MUTANTS = [
         "why": "a call of a callback counts as a call that may run long: a loop calling back releases the GIL every iteration, and no call is of the module's own code",
     },
     {
+        "name": "branch_without_else_keeps_gil",
+        "file": "lib/Analysis/CallProperties.cpp",
+        "search": "!llvm::all_of(op->getRegions(), [&](Region &region) {",
+        "replace": "!llvm::any_of(op->getRegions(), [&](Region &region) {",
+        "tests": ["//test/CAPI:jit_call_properties"],
+        "why": "a loop calling back only in the then-branch of an scf.if keeps the GIL: other threads starve while its other iterations run",
+    },
+    {
         "name": "openmp_region_keeps_gil",
         "file": "lib/Analysis/CallProperties.cpp",
         "search": 'if (op->getName().getDialectNamespace() == "omp" ||',
@@ -226,6 +234,22 @@ MUTANTS = [
         "replace": "  return nullptr;\n}",
         "tests": [PY + "engine_errors"],
         "why": "a call made by a callback after an earlier callback of the enclosing call raised raises that call's exception instead of returning",
+    },
+    {
+        "name": "raw_call_error_left_pending",
+        "file": BINDINGS + "JitCallbacks.cpp",
+        "search": "if ((foreign || state.packedCalls == 0) && state.error.isSet())",
+        "replace": "if (foreign && state.error.isSet())",
+        "tests": [PY + "engine_errors"],
+        "why": "a callback raising under a raw ctypes function leaves its exception pending on the thread: nothing raises it, and later callbacks on the thread are skipped",
+    },
+    {
+        "name": "released_engine_drops_callbacks",
+        "file": BINDINGS + "ExecutionEngineModule.cpp",
+        "search": "void release() { engine = MlirExecutionEngine{nullptr}; }",
+        "replace": "void release() {\n    engineRecords().erase(engine.ptr);\n    engine = MlirExecutionEngine{nullptr};\n  }",
+        "tests": [PY + "engine_misuse"],
+        "why": "an engine taken over through its capsule loses the callbacks its code calls: they are freed while it still calls them",
     },
     {
         "name": "typed_callback_slot_not_kept_alive",
