@@ -66,15 +66,23 @@ public:
   /// capsule), which keeps the record of an earlier owner that released it.
   PyExecutionEngine(MlirExecutionEngine engine, size_t compileStack)
       : engine(engine) {
-    EngineRecord &record = engineRecords()[engine.ptr];
+    // Made before the table is touched: making a list may run the garbage
+    // collector, and with it code that makes or frees other engines.
+    EngineRecord fresh;
+    EngineRecord &record =
+        engineRecords().try_emplace(engine.ptr, std::move(fresh)).first->second;
     if (compileStack)
       record.compileStack = compileStack;
   }
   ~PyExecutionEngine() {
     if (mlirExecutionEngineIsNull(engine))
       return;
-    py::list keptAlive = std::move(record().keptAlive);
-    engineRecords().erase(engine.ptr);
+    py::list keptAlive;
+    auto found = engineRecords().find(engine.ptr);
+    if (found != engineRecords().end()) {
+      keptAlive = std::move(found->second.keptAlive);
+      engineRecords().erase(found);
+    }
     mlirExecutionEngineDestroy(engine);
     // `keptAlive` is released only now, after the engine is gone.
   }
@@ -96,8 +104,11 @@ public:
   /// Keeps `object`, which the engine's code calls (a ctypes callback, a
   /// typed callback's slot), alive as long as the engine.
   void keepAlive(py::handle object) {
-    get();
-    record().keptAlive.append(object);
+    MlirExecutionEngine owned = get();
+    EngineRecord fresh; // made first, as in the constructor
+    engineRecords()
+        .try_emplace(owned.ptr, std::move(fresh))
+        .first->second.keptAlive.append(object);
   }
 
   /// The garbage collector's view of the engine: what it keeps alive (found,
@@ -108,17 +119,16 @@ public:
       Py_VISIT(found->second.keptAlive.ptr());
     return 0;
   }
-  /// Breaks a cycle through the engine, which is garbage.
+  /// Breaks a cycle through the engine, which is garbage. What it kept is
+  /// released once the table is no longer used.
   void clear() {
-    if (!mlirExecutionEngineIsNull(engine))
-      record().keptAlive = py::list();
+    py::list kept;
+    auto found = engineRecords().find(engine.ptr);
+    if (!mlirExecutionEngineIsNull(engine) && found != engineRecords().end())
+      std::swap(kept, found->second.keptAlive);
   }
 
 private:
-  /// The record of the engine, which this object owns (made by the
-  /// constructor, if it was not there, and removed only by the destructor).
-  EngineRecord &record() { return engineRecords()[engine.ptr]; }
-
   MlirExecutionEngine engine;
 };
 
