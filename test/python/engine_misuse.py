@@ -24,41 +24,19 @@ import ctypes
 import gc
 import os
 import subprocess
-import sys
 import textwrap
 import types
 import weakref
 
-from fixtures import expect_error
+from fixtures import ADD, CALLBACK, expect_error, lowered, run_python
 from mlir.execution_engine import *
 from mlir.ir import *
-from mlir.passmanager import *
-
-LOWERING = "builtin.module(convert-func-to-llvm,convert-arith-to-llvm,reconcile-unrealized-casts)"
-
-I64_HOOK = """
-func.func @call(%a: i64) -> i64 attributes { llvm.emit_c_interface } {
-  %r = func.call @hook(%a) : (i64) -> i64
-  return %r : i64
-}
-func.func private @hook(i64) -> i64 attributes { llvm.emit_c_interface }
-"""
-
-ADD = """
-func.func @add(%a: i64, %b: i64) -> i64 attributes { llvm.emit_c_interface } {
-  %r = arith.addi %a, %b : i64
-  return %r : i64
-}
-"""
 
 I64_FN = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)
 
 
 def engine_for(source):
-    with Context():
-        module = Module.parse(source)
-        PassManager.parse(LOWERING).run(module.operation)
-        return ExecutionEngine(module, opt_level=0)
+    return ExecutionEngine(lowered(source, Context()), opt_level=0)
 
 
 def in_subprocess(name, code):
@@ -67,12 +45,7 @@ def in_subprocess(name, code):
     print(f"CASE: {name}")
     prelude = open(__file__).read().split("# END " + "PRELUDE")[0]
     try:
-        result = subprocess.run(
-            [sys.executable, "-c", prelude + "\n" + textwrap.dedent(code)],
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        result = run_python(prelude + "\n" + textwrap.dedent(code), timeout=300)
     except subprocess.TimeoutExpired:
         print("  timed out (a deadlock?)")
         return
@@ -168,7 +141,7 @@ expect_error(
 # CHECK: ValueError: callback for '_mlir_ciface_hook' has .value -1, which is not a valid address (an address is an int from 1 to 2**64 - 1)
 expect_error(
     "raw runtime at address -1",
-    lambda: engine_for(I64_HOOK).raw_register_runtime(
+    lambda: engine_for(CALLBACK).raw_register_runtime(
         "_mlir_ciface_hook", types.SimpleNamespace(value=-1)
     ),
 )
@@ -177,7 +150,7 @@ expect_error(
 # CHECK: ValueError: callback for '_mlir_ciface_hook' has .value 18446744073709551616, which is not a valid address
 expect_error(
     "raw runtime at address 2**64",
-    lambda: engine_for(I64_HOOK).raw_register_runtime(
+    lambda: engine_for(CALLBACK).raw_register_runtime(
         "_mlir_ciface_hook", types.SimpleNamespace(value=2**64)
     ),
 )
@@ -228,7 +201,7 @@ expect_error("module whose _CAPIPtr raises", lambda: ExecutionEngine(FailingCaps
 in_subprocess(
     "callbacks of an engine taken over through its capsule",
     """
-    engine = engine_for(I64_HOOK)
+    engine = engine_for(CALLBACK)
     hook = lambda x: x * 3
     alive = weakref.ref(hook)
     engine.register_runtime("hook", I64_FN(hook))

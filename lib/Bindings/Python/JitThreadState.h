@@ -33,7 +33,6 @@ public:
       value = error;
     }
   }
-  void clear() { Py_CLEAR(value); }
   /// Gives up the kept error (a new reference, or null if none).
   PyObject *release() {
     PyObject *error = value;
