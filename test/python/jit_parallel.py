@@ -72,7 +72,8 @@ def check_matmul():
     rng = np.random.default_rng(0)
     # One block, blocks and remainders in every dimension, more blocks than
     # threads.
-    for m, n, k in [(1, 1, 1), (63, 65, 7), (64, 128, 512), (65, 129, 513), (300, 260, 600)]:
+    sizes = [(1, 1, 1), (63, 65, 7), (64, 64, 1024), (65, 129, 1025), (300, 260, 2100)]
+    for m, n, k in sizes:
         a = rng.standard_normal((m, k), dtype=np.float32)
         b = rng.standard_normal((k, n), dtype=np.float32)
         c = rng.standard_normal((m, n), dtype=np.float32)
@@ -84,9 +85,9 @@ def check_matmul():
 
 # CHECK: matmul 1x1x1: right
 # CHECK: matmul 63x65x7: right
-# CHECK: matmul 64x128x512: right
-# CHECK: matmul 65x129x513: right
-# CHECK: matmul 300x260x600: right
+# CHECK: matmul 64x64x1024: right
+# CHECK: matmul 65x129x1025: right
+# CHECK: matmul 300x260x2100: right
 check_matmul()
 
 
