@@ -170,6 +170,37 @@ LLVM_PROJECT_TARGETS = {
         "deps": ["mlir:IR"],
         "lib": "libMLIR",
     },
+    # mlir/BUILD.bazel cc_library "TensorDialect".
+    "mlir:TensorDialect": {
+        "kind": "cc_library",
+        "hdrs": [
+            "include/mlir/Dialect/Tensor/IR/ShardingInterfaceImpl.h",
+            "include/mlir/Dialect/Tensor/IR/Tensor.h",
+            "include/mlir/Dialect/Tensor/IR/ValueBoundsOpInterfaceImpl.h",
+        ],
+        "deps": ["mlir:IR"],
+        "lib": "libMLIR",
+    },
+    # mlir/BUILD.bazel cc_library "LinalgDialect".
+    "mlir:LinalgDialect": {
+        "kind": "cc_library",
+        "hdrs": [
+            "include/mlir/Dialect/Linalg/IR/Linalg.h",
+            "include/mlir/Dialect/Linalg/IR/ValueBoundsOpInterfaceImpl.h",
+        ],
+        "deps": ["mlir:ArithDialect", "mlir:IR", "mlir:TensorDialect"],
+        "lib": "libMLIR",
+    },
+    # mlir/BUILD.bazel cc_library "LinalgTransforms".
+    "mlir:LinalgTransforms": {
+        "kind": "cc_library",
+        "hdrs": [
+            "include/mlir/Dialect/Linalg/Passes.h",
+            "include/mlir/Dialect/Linalg/Transforms/*.h",
+        ],
+        "deps": ["mlir:LinalgDialect", "mlir:Pass", "mlir:SCFDialect", "mlir:TransformUtils"],
+        "lib": "libMLIR",
+    },
     # mlir/BUILD.bazel cc_library "MathTransforms".
     "mlir:MathTransforms": {
         "kind": "cc_library",

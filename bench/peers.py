@@ -12,12 +12,14 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+# First: it sets the environment numpy's BLAS and OpenMP read when they load.
+import numpy_kernels  # noqa: E402, I001
+
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-import numpy_kernels  # noqa: E402  (removes OPENBLAS_* before numpy's BLAS loads)
 from mlir.execution_engine import FAST_PIPELINE, jit  # noqa: E402
 
 N = 10_000_000

@@ -99,6 +99,25 @@ UPSTREAM = {
     "mlir:OpenMPDialect": _lib(hdrs=["include/mlir/Dialect/OpenMP/*.h"]),
     "mlir:SCFDialect": _lib(hdrs=["include/mlir/Dialect/SCF/IR/*.h"]),
     "mlir:MathTransforms": _lib(hdrs=["include/mlir/Dialect/Math/Transforms/*.h"]),
+    "mlir:TensorDialect": _lib(
+        hdrs=[
+            "include/mlir/Dialect/Tensor/IR/ShardingInterfaceImpl.h",
+            "include/mlir/Dialect/Tensor/IR/Tensor.h",
+            "include/mlir/Dialect/Tensor/IR/ValueBoundsOpInterfaceImpl.h",
+        ]
+    ),
+    "mlir:LinalgDialect": _lib(
+        hdrs=[
+            "include/mlir/Dialect/Linalg/IR/Linalg.h",
+            "include/mlir/Dialect/Linalg/IR/ValueBoundsOpInterfaceImpl.h",
+        ]
+    ),
+    "mlir:LinalgTransforms": _lib(
+        hdrs=[
+            "include/mlir/Dialect/Linalg/Passes.h",
+            "include/mlir/Dialect/Linalg/Transforms/*.h",
+        ]
+    ),
     "mlir:ToLLVMIRTranslation": _lib(
         hdrs=[
             "include/mlir/Target/LLVMIR/Export.h",

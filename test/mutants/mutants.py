@@ -513,6 +513,22 @@ MUTANTS = [
         "why": "reductions go to convert-scf-to-openmp, which fails to compile maximumf, index and i1 ones",
     },
     {
+        "name": "ordered_sum_split",
+        "file": "lib/CAPI/Transforms/ParallelReductions.cpp",
+        "search": "  if (!isa<arith::AddFOp, arith::MulFOp>(combiner))\n    return false;",
+        "replace": "  if (isa<arith::AddFOp, arith::MulFOp>(combiner))\n    return true;",
+        "tests": [PY + "jit_reductions"],
+        "why": "a float sum without fastmath<reassoc> is split: its result is no longer the sequential one",
+    },
+    {
+        "name": "reduction_chunks_follow_threads",
+        "file": "lib/CAPI/Transforms/ParallelReductions.cpp",
+        "search": "constexpr int64_t kChunks = 8;",
+        "replace": "static const int64_t kChunks = getenv(\"OMP_NUM_THREADS\") ? atoi(getenv(\"OMP_NUM_THREADS\")) : 8;",
+        "tests": [PY + "jit_reductions"],
+        "why": "the chunks follow the thread count: a sum's rounding differs from machine to machine",
+    },
+    {
         "name": "bf16_rounded_twice",
         "file": "lib/ExecutionEngine/OrcEngine.cpp",
         "search": "  convertIntegersRoundingOnce(module);",

@@ -2,6 +2,8 @@
 
 #include "mlir-c/JitPasses.h"
 
+#include "Passes.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
@@ -549,6 +551,7 @@ void mlirRegisterJitPasses(void) {
     PassRegistration<ApproximateMathPass>();
     PassRegistration<ExpandArithPass>();
     PassRegistration<ParallelIfPass>();
+    registerParallelReductionsPass();
     PassRegistration<RegisterAccumulatorsPass>();
     PassRegistration<SequentialLoopsPass>();
   });

@@ -91,14 +91,18 @@ _FAST_SCHEDULE = os.path.join(
 )
 # Before it, consecutive elementwise linalg ops on tensors are fused, each
 # producer used once into its consumer: one loop, no temporary between them.
+# After it, whole reductions (a sum, a maximum) whose order does not matter
+# are split into chunks reduced in parallel (jit-parallel-reductions).
 FAST_PIPELINE = (
     "builtin.module("
     f'transform-preload-library{{transform-library-paths={{"{_FAST_SCHEDULE}"}}}},'
-    f"linalg-fuse-elementwise-ops,transform-interpreter,{_BUFFERIZATION},{_PARALLEL_LOWERING})"
+    "linalg-fuse-elementwise-ops,transform-interpreter,jit-parallel-reductions,"
+    f"{_BUFFERIZATION},{_PARALLEL_LOWERING})"
 )
 # What FAST_PIPELINE runs on a module whose matmuls the schedule cannot take.
 _FAST_UNSCHEDULED = (
-    f"builtin.module(linalg-fuse-elementwise-ops,{_BUFFERIZATION},{_PARALLEL_LOWERING})"
+    "builtin.module(linalg-fuse-elementwise-ops,jit-parallel-reductions,"
+    f"{_BUFFERIZATION},{_PARALLEL_LOWERING})"
 )
 # The element types the schedule vectorizes correctly: LLVM 22's
 # transform interpreter crashes on complex matmuls, and vectorized i1 loads

@@ -1,0 +1,95 @@
+//===- ParallelReductions.cpp - Whole reductions split over threads -------===//
+
+#include "Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/Pass.h"
+
+using namespace mlir;
+
+namespace {
+
+/// The chunks a reduction is split into, whatever the number of threads:
+/// the partial results, combined in order, are the same on any machine.
+constexpr int64_t kChunks = 8;
+
+/// Whether `combiner` gives the same result whatever the order it combines
+/// values in: integer and bitwise ops, float min and max, and float
+/// additions and multiplications that may reassociate (`fastmath<reassoc>`,
+/// which a split changes only as LLVM's vectorizer already does).
+bool combinesInAnyOrder(Operation *combiner) {
+  if (isa<arith::AddIOp, arith::MulIOp, arith::AndIOp, arith::OrIOp,
+          arith::XOrIOp, arith::MaxSIOp, arith::MinSIOp, arith::MaxUIOp,
+          arith::MinUIOp, arith::MaximumFOp, arith::MinimumFOp,
+          arith::MaxNumFOp, arith::MinNumFOp>(combiner))
+    return true;
+  if (!isa<arith::AddFOp, arith::MulFOp>(combiner))
+    return false;
+  auto flags =
+      cast<arith::ArithFastMathInterface>(combiner).getFastMathFlagsAttr();
+  return flags && arith::bitEnumContainsAll(flags.getValue(),
+                                            arith::FastMathFlags::reassoc);
+}
+
+/// Whether `op` reduces tensors over all its loops into one result that
+/// only its combiner reads.
+bool isWholeReduction(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() == 0 || op.getNumReductionLoops() != op.getNumLoops())
+    return false;
+  BlockArgument accumulator = op.getRegionOutputArgs().front();
+  Value yielded = op.getBody()->getTerminator()->getOperand(0);
+  Operation *combiner = yielded.getDefiningOp();
+  return combiner && accumulator.hasOneUse() &&
+         accumulator.getUses().begin()->getOwner() == combiner &&
+         combiner->getBlock() == op.getBody() && combinesInAnyOrder(combiner);
+}
+
+/// Splits each whole reduction (a sum, a maximum) of linalg.generic on
+/// tensors into kChunks chunks of its outermost loop, an scf.forall that
+/// FAST_PIPELINE runs on OpenMP's threads, each reducing its chunk into a
+/// partial result; a linalg op then combines the partial results in order.
+/// Loops that also have parallel dimensions already run on every core.
+struct ParallelReductionsPass
+    : public PassWrapper<ParallelReductionsPass, OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ParallelReductionsPass)
+
+  StringRef getArgument() const final { return "jit-parallel-reductions"; }
+  StringRef getDescription() const final {
+    return "Split whole reductions of linalg.generic on tensors whose "
+           "combiner allows any order into chunks reduced in parallel";
+  }
+  void getDependentDialects(DialectRegistry &registry) const final {
+    registry.insert<arith::ArithDialect, linalg::LinalgDialect, scf::SCFDialect,
+                    tensor::TensorDialect>();
+  }
+  void runOnOperation() override {
+    SmallVector<linalg::GenericOp> reductions;
+    getOperation()->walk([&](linalg::GenericOp op) {
+      if (isWholeReduction(op))
+        reductions.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::GenericOp op : reductions) {
+      SmallVector<OpFoldResult> chunks(op.getNumLoops(),
+                                       rewriter.getIndexAttr(0));
+      chunks.front() = rewriter.getIndexAttr(kChunks);
+      rewriter.setInsertionPoint(op);
+      // Left as it is where it cannot be split (no neutral element).
+      (void)linalg::tileReductionUsingForall(
+          rewriter, cast<PartialReductionOpInterface>(op.getOperation()),
+          chunks);
+    }
+  }
+};
+
+} // namespace
+
+void registerParallelReductionsPass() {
+  PassRegistration<ParallelReductionsPass>();
+}

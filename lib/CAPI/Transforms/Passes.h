@@ -1,0 +1,15 @@
+//===- Passes.h - This project's passes defined apart --------------*- C++
+//-*-===//
+//
+// Registration of the passes JitPasses.cpp's mlirRegisterJitPasses registers
+// that live in files of their own.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIB_CAPI_TRANSFORMS_PASSES_H
+#define LIB_CAPI_TRANSFORMS_PASSES_H
+
+/// jit-parallel-reductions (ParallelReductions.cpp).
+void registerParallelReductionsPass();
+
+#endif // LIB_CAPI_TRANSFORMS_PASSES_H
