@@ -21,12 +21,13 @@ numpy's BLAS reads OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE when it loads:
 both are removed from this process's environment before numpy is imported,
 so that it runs the kernel it picks for this CPU, which is printed.
 
-No library's worker threads spin after a kernel (unless the environment
-says otherwise): OpenBLAS's wait about 0.1 s (2^28 cycles) by default, and
-the jitted matmul measured right after ran at half speed, a core taken;
-OpenMP's (this package's, PyTorch's) wait 200 ms. So each kernel is
-measured as if it ran alone: OPENBLAS_THREAD_TIMEOUT=4 (its minimum) and
-OMP_WAIT_POLICY=passive.
+OpenBLAS's worker threads do not spin after a kernel (unless the
+environment says otherwise: OPENBLAS_THREAD_TIMEOUT=4, its minimum). By
+default they spin about 0.1 s (2^28 cycles) without yielding the core, and
+the jitted matmul measured right after numpy's ran at half speed. OpenMP's
+workers (this package's, PyTorch's) keep their defaults: they yield the
+core while they wait, and waking sleeping ones at every parallel region
+(OMP_WAIT_POLICY=passive) made the softmax, four regions, 3 times slower.
 
 `--short` (or BENCH_SHORT=1) runs small sizes once, checking the results
 but not the times (a smoke test).
@@ -39,7 +40,6 @@ import sys
 for variable in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
     os.environ.pop(variable, None)
 os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
-os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 import ctypes  # noqa: E402
 import glob  # noqa: E402

@@ -12,7 +12,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-# First: it sets the environment numpy's BLAS and OpenMP read when they load.
+# First: it sets the environment numpy's BLAS reads when it loads.
 import numpy_kernels  # noqa: E402, I001
 
 import jax  # noqa: E402

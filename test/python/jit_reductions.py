@@ -45,6 +45,7 @@ SOURCE = (
     + reduction("ordered_sum", "f32", "0.0", "arith.addf")
     + reduction("isum", "i64", "0", "arith.addi")
     + reduction("maximum", "f32", "0xFF800000", "arith.maximumf")
+    + reduction("from_negative_zero", "f32", "-0.0", "arith.addf", "fastmath<reassoc> ")
 )
 
 
@@ -89,6 +90,86 @@ print(f"sums right: {sums}")
 print(f"integer sums exact: {integers}")
 print(f"maxima exact: {maxima}")
 print(f"ordered sums as DEFAULT_PIPELINE's: {ordered}")
+
+# A sum of -0.0s is -0.0: the partial sums start at -0.0, the neutral
+# element of IEEE addition.
+# CHECK: sum of -0.0s: -0.0
+print(f"sum of -0.0s: {fast.from_negative_zero(np.full(1000, -0.0, np.float32))}")
+
+# Left whole: loops of a static size under 8 (LLVM 22's tiling crashed on a
+# size of 0), maps that are not projected permutations (its chunks read the
+# wrong elements of `d0 floordiv 2`; it crashed on `(d0) -> (0)`).
+# CHECK-LABEL: func.func @static_empty
+# CHECK-NOT: scf.forall
+# CHECK-LABEL: func.func @static_small
+# CHECK-NOT: scf.forall
+# CHECK-LABEL: func.func @static_large
+# CHECK: scf.forall
+# CHECK-LABEL: func.func @halves
+# CHECK-NOT: scf.forall
+# CHECK-LABEL: func.func @into_one
+# CHECK-NOT: scf.forall
+# CHECK-LABEL: func.func @end
+STATIC = MAPS + "".join(
+    REDUCE.replace("tensor<?x{t}>", f"tensor<{size}x{{t}}>").format(
+        name=name, t="f32", init="0.0", combine="arith.addf", flags="fastmath<reassoc> "
+    )
+    for name, size in [("static_empty", 0), ("static_small", 5), ("static_large", 1000)]
+)
+UNUSUAL_MAPS = """
+func.func @halves(%x: tensor<?xi64>, %a: tensor<?xi64>) -> i64 {
+  %zero = arith.constant 0 : i64
+  %e = tensor.empty() : tensor<i64>
+  %f = linalg.fill ins(%zero : i64) outs(%e : tensor<i64>) -> tensor<i64>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0 floordiv 2)>, #all, #none],
+      iterator_types = ["reduction"]} ins(%x, %a : tensor<?xi64>, tensor<?xi64>)
+      outs(%f : tensor<i64>) {
+  ^bb0(%xi: i64, %ai: i64, %acc: i64):
+    %p = arith.muli %xi, %ai : i64
+    %s = arith.addi %p, %acc : i64
+    linalg.yield %s : i64
+  } -> tensor<i64>
+  %v = tensor.extract %r[] : tensor<i64>
+  return %v : i64
+}
+func.func @into_one(%x: tensor<?xf32>) -> tensor<1xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1xf32>) -> tensor<1xf32>
+  %r = linalg.generic {indexing_maps = [#all, affine_map<(d0) -> (0)>],
+      iterator_types = ["reduction"]} ins(%x : tensor<?xf32>) outs(%f : tensor<1xf32>) {
+  ^bb0(%xi: f32, %acc: f32):
+    %s = arith.addf %xi, %acc fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  } -> tensor<1xf32>
+  return %r : tensor<1xf32>
+}
+func.func @end() {
+  return
+}
+"""
+with Context():
+    module = Module.parse(STATIC + UNUSUAL_MAPS)
+    PassManager.parse("builtin.module(jit-parallel-reductions)").run(module.operation)
+    print(module)
+
+# CHECK: static sums right: True True True
+static = jit(STATIC, pipeline=FAST_PIPELINE, cache_dir=None)
+print(
+    "static sums right:",
+    static.static_empty(np.ones(0, np.float32)) == 0,
+    static.static_small(np.ones(5, np.float32)) == 5,
+    static.static_large(np.ones(1000, np.float32)) == 1000,
+)
+
+# CHECK: unusual maps right: True True
+unusual = jit(MAPS + UNUSUAL_MAPS, pipeline=FAST_PIPELINE, cache_dir=None)
+x, a = np.arange(1, 501, dtype=np.int64), np.arange(1, 1001, dtype=np.int64)
+print(
+    "unusual maps right:",
+    unusual.halves(x, a) == int((np.repeat(x, 2) * a).sum()),
+    unusual.into_one(np.ones(1000, np.float32))[0] == 1000,
+)
 
 # A NaN anywhere is the maximum, whichever chunk holds it.
 # CHECK: NaN maximum: True

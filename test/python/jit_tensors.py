@@ -14,7 +14,7 @@ import gc
 import numpy as np
 
 from mlir.execution_engine import FAST_PIPELINE, jit
-from mlir.ir import Context
+from mlir.ir import Context, Module
 
 from fixtures import heap_bytes_in_use, show_error
 
@@ -479,6 +479,21 @@ def testFastPipeline():
         print(element, np.array_equal(module.matmul(a, b, c), expected))
     # CHECK: complex<f32> True
     # CHECK: i1 True
+
+    # Twice in one context, from text and from an ir.Module: the schedule is
+    # loaded into the context once (again, it would be "doubly defined").
+    # CHECK: one context: True True
+    with Context():
+        first = jit(MATMUL.replace("T", "f32"), pipeline=FAST_PIPELINE, cache_dir=None)
+        second = jit(
+            Module.parse(MATMUL.replace("T", "f32")), pipeline=FAST_PIPELINE, cache_dir=None
+        )
+    a, b, c = (rng.integers(-4, 4, (5, 5)).astype(np.float32) for _ in range(3))
+    print(
+        "one context:",
+        np.array_equal(first.matmul(a, b, c), a @ b + c),
+        np.array_equal(second.matmul(a, b, c), a @ b + c),
+    )
 
     # On memrefs, the matmul is only tiled (padding needs tensors).
     memrefs = jit(

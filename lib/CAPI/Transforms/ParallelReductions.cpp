@@ -36,11 +36,19 @@ bool combinesInAnyOrder(Operation *combiner) {
                                             arith::FastMathFlags::reassoc);
 }
 
-/// Whether `op` reduces tensors over all its loops into one result that
-/// only its combiner reads.
+/// Whether `op` reduces tensors over its one loop into one result that
+/// only its combiner reads. Its maps must be projected permutations (LLVM
+/// 22's tiling offsets `d0 floordiv 2` wrongly, and crashes on `(d0) -> (0)`),
+/// and its loop not known to be shorter than kChunks (it crashes on a
+/// static size of 0). Over several loops, LLVM 22 does not split it.
 bool isWholeReduction(linalg::GenericOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
-      op.getNumLoops() == 0 || op.getNumReductionLoops() != op.getNumLoops())
+      op.getNumLoops() != 1 || op.getNumReductionLoops() != 1 ||
+      !llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isProjectedPermutation(); }))
+    return false;
+  int64_t size = op.getStaticLoopRanges().front();
+  if (!ShapedType::isDynamic(size) && size < kChunks)
     return false;
   BlockArgument accumulator = op.getRegionOutputArgs().front();
   Value yielded = op.getBody()->getTerminator()->getOperand(0);
@@ -51,7 +59,7 @@ bool isWholeReduction(linalg::GenericOp op) {
 }
 
 /// Splits each whole reduction (a sum, a maximum) of linalg.generic on
-/// tensors into kChunks chunks of its outermost loop, an scf.forall that
+/// tensors into kChunks chunks of its loop, an scf.forall that
 /// FAST_PIPELINE runs on OpenMP's threads, each reducing its chunk into a
 /// partial result; a linalg op then combines the partial results in order.
 /// Loops that also have parallel dimensions already run on every core.
@@ -80,10 +88,26 @@ struct ParallelReductionsPass
                                        rewriter.getIndexAttr(0));
       chunks.front() = rewriter.getIndexAttr(kChunks);
       rewriter.setInsertionPoint(op);
+      Operation *combiner =
+          op.getBody()->getTerminator()->getOperand(0).getDefiningOp();
+      FailureOr<linalg::ForallReductionTilingResult> split =
+          linalg::tileReductionUsingForall(
+              rewriter, cast<PartialReductionOpInterface>(op.getOperation()),
+              chunks);
       // Left as it is where it cannot be split (no neutral element).
-      (void)linalg::tileReductionUsingForall(
-          rewriter, cast<PartialReductionOpInterface>(op.getOperation()),
-          chunks);
+      if (failed(split) || !isa<arith::AddFOp>(combiner))
+        continue;
+      // Partial sums start at -0.0, the neutral element of IEEE addition
+      // (LLVM 22 starts them at +0.0: a sum of -0.0s would be +0.0).
+      for (Value partial : split->initialValues) {
+        auto fill = partial.getDefiningOp<linalg::FillOp>();
+        if (!fill)
+          continue;
+        rewriter.setInsertionPoint(fill);
+        Type element = fill.getInputs().front().getType();
+        fill.getInputsMutable().assign(arith::ConstantOp::create(
+            rewriter, fill.getLoc(), rewriter.getFloatAttr(element, -0.0)));
+      }
     }
   }
 };

@@ -18,13 +18,12 @@ from .cache import DEFAULT, _cache_key, _Default, _load_from_cache
 from .ir_walk import _children, _module_of
 from .pickling import _pickled_callback, _rebuild
 from .pipelines import (
-    _FAST_UNSCHEDULED,
     BUFFERIZATION_PIPELINE,
     DEFAULT_PIPELINE,
     FAST_PIPELINE,
     _bufferizes,
     _check_thread_count,
-    _fast_schedule_applies,
+    _fast_pipeline,
     _run_pipeline,
 )
 from .state import _JitState
@@ -105,8 +104,8 @@ def _lower(
     """Gives the `interfaced` functions C interfaces, bufferizes a module
     that uses tensors, lowers it with `pipeline` and adds the callbacks'
     trampolines."""
-    if pipeline == FAST_PIPELINE and not _fast_schedule_applies(module):
-        pipeline = _FAST_UNSCHEDULED
+    if pipeline == FAST_PIPELINE:
+        pipeline = _fast_pipeline(module)
     unit = ir.UnitAttr.get(module.context)
     for op in interfaced:
         op.attributes["llvm.emit_c_interface"] = unit

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import weakref
 
 from .. import ir
 from .._mlir_libs import _mlirExecutionEngine as _native
@@ -93,12 +94,17 @@ _FAST_SCHEDULE = os.path.join(
 # producer used once into its consumer: one loop, no temporary between them.
 # After it, whole reductions (a sum, a maximum) whose order does not matter
 # are split into chunks reduced in parallel (jit-parallel-reductions).
+_FAST_PASSES = (
+    "linalg-fuse-elementwise-ops,transform-interpreter,jit-parallel-reductions,"
+    f"{_BUFFERIZATION},{_PARALLEL_LOWERING}"
+)
 FAST_PIPELINE = (
     "builtin.module("
     f'transform-preload-library{{transform-library-paths={{"{_FAST_SCHEDULE}"}}}},'
-    "linalg-fuse-elementwise-ops,transform-interpreter,jit-parallel-reductions,"
-    f"{_BUFFERIZATION},{_PARALLEL_LOWERING})"
+    f"{_FAST_PASSES})"
 )
+# FAST_PIPELINE in a context that has loaded the schedule already.
+_FAST_PRELOADED = f"builtin.module({_FAST_PASSES})"
 # What FAST_PIPELINE runs on a module whose matmuls the schedule cannot take.
 _FAST_UNSCHEDULED = (
     "builtin.module(linalg-fuse-elementwise-ops,jit-parallel-reductions,"
@@ -130,14 +136,25 @@ def _check_thread_count() -> None:
         )
 
 
-def _fast_schedule_applies(module: ir.Module) -> bool:
-    """Whether every linalg.matmul of `module` has element types the
-    FAST_PIPELINE schedule takes."""
-    return all(
+# The contexts the schedule is loaded into: loading it into one again fails
+# ("doubly defined symbol"), so a second FAST_PIPELINE there skips it.
+_SCHEDULE_LOADED: weakref.WeakSet[ir.Context] = weakref.WeakSet()
+
+
+def _fast_pipeline(module: ir.Module) -> str:
+    """What FAST_PIPELINE runs on `module`: without the schedule when one of
+    its linalg.matmuls has element types the schedule does not take, and
+    without loading it when its context has it."""
+    if not all(
         set(_SHAPED_ELEMENT.findall(_native._print_operation(op))) <= _FAST_ELEMENT_TYPES
         for op in _walk(module.operation)
         if op.name == "linalg.matmul"
-    )
+    ):
+        return _FAST_UNSCHEDULED
+    if module.context in _SCHEDULE_LOADED:
+        return _FAST_PRELOADED
+    _SCHEDULE_LOADED.add(module.context)
+    return FAST_PIPELINE
 
 
 def _bufferizes(pipeline: str | None) -> bool:
