@@ -84,18 +84,16 @@ struct ParallelReductionsPass
     });
     IRRewriter rewriter(&getContext());
     for (linalg::GenericOp op : reductions) {
-      SmallVector<OpFoldResult> chunks(op.getNumLoops(),
-                                       rewriter.getIndexAttr(0));
-      chunks.front() = rewriter.getIndexAttr(kChunks);
       rewriter.setInsertionPoint(op);
-      Operation *combiner =
-          op.getBody()->getTerminator()->getOperand(0).getDefiningOp();
+      // Asked before the split, which erases `op` and its body.
+      bool sum = isa<arith::AddFOp>(
+          op.getBody()->getTerminator()->getOperand(0).getDefiningOp());
       FailureOr<linalg::ForallReductionTilingResult> split =
           linalg::tileReductionUsingForall(
               rewriter, cast<PartialReductionOpInterface>(op.getOperation()),
-              chunks);
+              {rewriter.getIndexAttr(kChunks)});
       // Left as it is where it cannot be split (no neutral element).
-      if (failed(split) || !isa<arith::AddFOp>(combiner))
+      if (failed(split) || !sum)
         continue;
       // Partial sums start at -0.0, the neutral element of IEEE addition
       // (LLVM 22 starts them at +0.0: a sum of -0.0s would be +0.0).

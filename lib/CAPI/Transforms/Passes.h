@@ -1,5 +1,4 @@
-//===- Passes.h - This project's passes defined apart --------------*- C++
-//-*-===//
+//===- Passes.h - Passes in files of their own ------------------*- C++ -*-===//
 //
 // Registration of the passes JitPasses.cpp's mlirRegisterJitPasses registers
 // that live in files of their own.

@@ -43,6 +43,8 @@ module attributes {transform.with_named_sequence} {
       %kBlock, %kLoop = transform.structured.tile_using_for %columns
         tile_sizes [0, 0, 1024]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      // Zero padding (the default), whatever the element type. C's panel
+      // is padded to 64 columns too, and copied back.
       %panel, %panelPad, %panelCopyBack = transform.structured.pad %kBlock {
         padding_dimensions = [1],
         nofold_flags = [0, 1, 0],
