@@ -19,12 +19,12 @@ MAPS = """
 #none = affine_map<(d0) -> ()>
 """
 REDUCE = """
-func.func @{name}(%x: tensor<?x{t}>) -> {t} {{
+func.func @{name}(%x: tensor<{size}x{t}>) -> {t} {{
   %init = arith.constant {init} : {t}
   %e = tensor.empty() : tensor<{t}>
   %f = linalg.fill ins(%init : {t}) outs(%e : tensor<{t}>) -> tensor<{t}>
   %r = linalg.generic {{indexing_maps = [#all, #none], iterator_types = ["reduction"]}}
-      ins(%x : tensor<?x{t}>) outs(%f : tensor<{t}>) {{
+      ins(%x : tensor<{size}x{t}>) outs(%f : tensor<{t}>) {{
   ^bb0(%xi: {t}, %acc: {t}):
     %s = {combine} %xi, %acc {flags}: {t}
     linalg.yield %s : {t}
@@ -35,8 +35,16 @@ func.func @{name}(%x: tensor<?x{t}>) -> {t} {{
 """
 
 
-def reduction(name, t, init, combine, flags=""):
-    return REDUCE.format(name=name, t=t, init=init, combine=combine, flags=flags)
+def reduction(name, t, init, combine, flags="", size="?"):
+    return REDUCE.format(name=name, t=t, init=init, combine=combine, flags=flags, size=size)
+
+
+def print_split(source):
+    """Prints `source` after jit-parallel-reductions alone."""
+    with Context():
+        module = Module.parse(source)
+        PassManager.parse("builtin.module(jit-parallel-reductions)").run(module.operation)
+        print(module)
 
 
 SOURCE = (
@@ -63,10 +71,7 @@ SOURCE = (
 # CHECK: scf.forall
 # CHECK-LABEL: func.func @maximum
 # CHECK: scf.forall
-with Context():
-    module = Module.parse(SOURCE)
-    PassManager.parse("builtin.module(jit-parallel-reductions)").run(module.operation)
-    print(module)
+print_split(SOURCE)
 
 fast = jit(SOURCE, pipeline=FAST_PIPELINE, cache_dir=None)
 default = jit(SOURCE, pipeline=DEFAULT_PIPELINE, cache_dir=None)
@@ -111,9 +116,7 @@ print(f"sum of -0.0s: {fast.from_negative_zero(np.full(1000, -0.0, np.float32))}
 # CHECK-NOT: scf.forall
 # CHECK-LABEL: func.func @end
 STATIC = MAPS + "".join(
-    REDUCE.replace("tensor<?x{t}>", f"tensor<{size}x{{t}}>").format(
-        name=name, t="f32", init="0.0", combine="arith.addf", flags="fastmath<reassoc> "
-    )
+    reduction(name, "f32", "0.0", "arith.addf", "fastmath<reassoc> ", size)
     for name, size in [("static_empty", 0), ("static_small", 5), ("static_large", 1000)]
 )
 UNUSUAL_MAPS = """
@@ -148,10 +151,7 @@ func.func @end() {
   return
 }
 """
-with Context():
-    module = Module.parse(STATIC + UNUSUAL_MAPS)
-    PassManager.parse("builtin.module(jit-parallel-reductions)").run(module.operation)
-    print(module)
+print_split(STATIC + UNUSUAL_MAPS)
 
 # CHECK: static sums right: True True True
 static = jit(STATIC, pipeline=FAST_PIPELINE, cache_dir=None)

@@ -60,17 +60,23 @@ std::unordered_map<void *, EngineRecord> &engineRecords() {
   return *records;
 }
 
+/// The record of `engine`, made if there is none. It is made before the
+/// table is touched: making a list may run the garbage collector, and with
+/// it code that makes or frees other engines.
+EngineRecord &recordOf(MlirExecutionEngine engine) {
+  EngineRecord fresh;
+  return engineRecords()
+      .try_emplace(engine.ptr, std::move(fresh))
+      .first->second;
+}
+
 class PyExecutionEngine {
 public:
   /// Owns `engine`; `compileStack` is 0 for an engine made elsewhere (a
   /// capsule), which keeps the record of an earlier owner that released it.
   PyExecutionEngine(MlirExecutionEngine engine, size_t compileStack)
       : engine(engine) {
-    // Made before the table is touched: making a list may run the garbage
-    // collector, and with it code that makes or frees other engines.
-    EngineRecord fresh;
-    EngineRecord &record =
-        engineRecords().try_emplace(engine.ptr, std::move(fresh)).first->second;
+    EngineRecord &record = recordOf(engine);
     if (compileStack)
       record.compileStack = compileStack;
   }
@@ -104,11 +110,7 @@ public:
   /// Keeps `object`, which the engine's code calls (a ctypes callback, a
   /// typed callback's slot), alive as long as the engine.
   void keepAlive(py::handle object) {
-    MlirExecutionEngine owned = get();
-    EngineRecord fresh; // made first, as in the constructor
-    engineRecords()
-        .try_emplace(owned.ptr, std::move(fresh))
-        .first->second.keptAlive.append(object);
+    recordOf(get()).keptAlive.append(object);
   }
 
   /// The garbage collector's view of the engine: what it keeps alive (found,

@@ -36,6 +36,11 @@ bool combinesInAnyOrder(Operation *combiner) {
                                             arith::FastMathFlags::reassoc);
 }
 
+/// The op whose result `op` yields (null for a block argument).
+Operation *yieldedOp(linalg::GenericOp op) {
+  return op.getBody()->getTerminator()->getOperand(0).getDefiningOp();
+}
+
 /// Whether `op` reduces tensors over its one loop into one result that
 /// only its combiner reads. Its maps must be projected permutations (LLVM
 /// 22's tiling offsets `d0 floordiv 2` wrongly, and crashes on `(d0) -> (0)`),
@@ -51,8 +56,7 @@ bool isWholeReduction(linalg::GenericOp op) {
   if (!ShapedType::isDynamic(size) && size < kChunks)
     return false;
   BlockArgument accumulator = op.getRegionOutputArgs().front();
-  Value yielded = op.getBody()->getTerminator()->getOperand(0);
-  Operation *combiner = yielded.getDefiningOp();
+  Operation *combiner = yieldedOp(op);
   return combiner && accumulator.hasOneUse() &&
          accumulator.getUses().begin()->getOwner() == combiner &&
          combiner->getBlock() == op.getBody() && combinesInAnyOrder(combiner);
@@ -86,8 +90,7 @@ struct ParallelReductionsPass
     for (linalg::GenericOp op : reductions) {
       rewriter.setInsertionPoint(op);
       // Asked before the split, which erases `op` and its body.
-      bool sum = isa<arith::AddFOp>(
-          op.getBody()->getTerminator()->getOperand(0).getDefiningOp());
+      bool sum = isa<arith::AddFOp>(yieldedOp(op));
       FailureOr<linalg::ForallReductionTilingResult> split =
           linalg::tileReductionUsingForall(
               rewriter, cast<PartialReductionOpInterface>(op.getOperation()),

@@ -106,10 +106,7 @@ FAST_PIPELINE = (
 # FAST_PIPELINE in a context that has loaded the schedule already.
 _FAST_PRELOADED = f"builtin.module({_FAST_PASSES})"
 # What FAST_PIPELINE runs on a module whose matmuls the schedule cannot take.
-_FAST_UNSCHEDULED = (
-    "builtin.module(linalg-fuse-elementwise-ops,jit-parallel-reductions,"
-    f"{_BUFFERIZATION},{_PARALLEL_LOWERING})"
-)
+_FAST_UNSCHEDULED = "builtin.module({})".format(_FAST_PASSES.replace("transform-interpreter,", ""))
 # The element types the schedule vectorizes correctly: LLVM 22's
 # transform interpreter crashes on complex matmuls, and vectorized i1 loads
 # treat bytes as packed bits.
