@@ -170,6 +170,13 @@ LLVM_PROJECT_TARGETS = {
         "deps": ["mlir:IR"],
         "lib": "libMLIR",
     },
+    # mlir/BUILD.bazel cc_library "SCFTransforms".
+    "mlir:SCFTransforms": {
+        "kind": "cc_library",
+        "hdrs": ["include/mlir/Dialect/SCF/Transforms/*.h"],
+        "deps": ["mlir:IR", "mlir:Pass", "mlir:SCFDialect", "mlir:TensorDialect", "mlir:TransformUtils"],
+        "lib": "libMLIR",
+    },
     # mlir/BUILD.bazel cc_library "TensorDialect".
     "mlir:TensorDialect": {
         "kind": "cc_library",

@@ -2,7 +2,7 @@
 # every name this component uses, and the component uses no other name.
 #
 # RUN: %PYTHON %s | FileCheck %s
-# CHECK: 93 targets as upstream defines them
+# CHECK: 94 targets as upstream defines them
 # CHECK: every @llvm-project label of ours is upstream's
 #
 # A BUILD file naming a target upstream does not have fails the test.

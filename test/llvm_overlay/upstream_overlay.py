@@ -98,6 +98,7 @@ UPSTREAM = {
     "mlir:MemRefDialect": _lib(hdrs=["include/mlir/Dialect/MemRef/IR/*.h"]),
     "mlir:OpenMPDialect": _lib(hdrs=["include/mlir/Dialect/OpenMP/*.h"]),
     "mlir:SCFDialect": _lib(hdrs=["include/mlir/Dialect/SCF/IR/*.h"]),
+    "mlir:SCFTransforms": _lib(hdrs=["include/mlir/Dialect/SCF/Transforms/*.h"]),
     "mlir:MathTransforms": _lib(hdrs=["include/mlir/Dialect/Math/Transforms/*.h"]),
     "mlir:TensorDialect": _lib(
         hdrs=[

@@ -552,6 +552,7 @@ void mlirRegisterJitPasses(void) {
     PassRegistration<ExpandArithPass>();
     PassRegistration<ParallelIfPass>();
     registerParallelReductionsPass();
+    registerParallelFusionPass();
     PassRegistration<RegisterAccumulatorsPass>();
     PassRegistration<SequentialLoopsPass>();
   });

@@ -93,9 +93,12 @@ _FAST_SCHEDULE = os.path.join(
 # Before it, consecutive elementwise linalg ops on tensors are fused, each
 # producer used once into its consumer: one loop, no temporary between them.
 # After it, whole reductions (a sum, a maximum) whose order does not matter
-# are split into chunks reduced in parallel (jit-parallel-reductions).
+# are split into chunks reduced in parallel (jit-parallel-reductions), and
+# chains of linalg ops that end in a linalg.generic (a softmax's four) are
+# computed in parallel tiles of rows, each tile computing its part of every
+# op of the chain (jit-parallel-fusion).
 _FAST_PASSES = (
-    "linalg-fuse-elementwise-ops,transform-interpreter,jit-parallel-reductions,"
+    "linalg-fuse-elementwise-ops,transform-interpreter,jit-parallel-reductions,jit-parallel-fusion,"
     f"{_BUFFERIZATION},{_PARALLEL_LOWERING}"
 )
 FAST_PIPELINE = (

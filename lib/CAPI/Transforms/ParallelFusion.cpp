@@ -1,0 +1,199 @@
+//===- ParallelFusion.cpp - Chains of linalg ops fused in parallel tiles --===//
+
+#include "Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/CSE.h"
+
+using namespace mlir;
+
+namespace {
+
+/// The elements of its iteration space a tile computes at most: the tiles
+/// of a chain's ops stay in the caches between them.
+constexpr int64_t kTileElements = 16384;
+/// The tiles a chain is split into at least, where it has as many rows.
+constexpr int64_t kMinTiles = 8;
+
+/// Whether `op` may be fused into a tile: a linalg.generic or linalg.fill
+/// on tensors.
+bool isFusable(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return linalgOp && isa<linalg::GenericOp, linalg::FillOp>(op) &&
+         linalgOp.hasPureTensorSemantics();
+}
+
+/// The ops of `root`'s block before it whose results only ops of the chain
+/// use, transitively: computed in `root`'s tiles, they need no whole tensor
+/// between them. `root` first, then each op before its producers.
+SetVector<Operation *> chainOf(Operation *root) {
+  SetVector<Operation *> chain;
+  chain.insert(root);
+  for (Operation *op = root->getPrevNode(); op; op = op->getPrevNode()) {
+    if (isFusable(op) && !op->use_empty() &&
+        llvm::all_of(op->getUsers(),
+                     [&](Operation *user) { return chain.contains(user); }))
+      chain.insert(op);
+  }
+  return chain;
+}
+
+/// Whether `op` ends a chain worth tiling: a linalg.generic on tensors in a
+/// function's body (not in a loop already), its first loop parallel, that
+/// another linalg.generic of its chain feeds.
+bool isChainEnd(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumLoops() == 0 ||
+      op.getIteratorTypesArray().front() != utils::IteratorType::parallel ||
+      !isa<FunctionOpInterface>(op->getParentOp()))
+    return false;
+  SetVector<Operation *> chain = chainOf(op);
+  return llvm::any_of(chain.getArrayRef().drop_front(),
+                      [](Operation *op) { return isa<linalg::GenericOp>(op); });
+}
+
+/// A tile's size in `op`'s first loop: as many of its rows (its iterations
+/// of the other loops) as make kTileElements, at least one, and at most an
+/// eighth of them, so that the tiles keep every core busy.
+SmallVector<OpFoldResult> rowsPerTile(OpBuilder &builder, Operation *op) {
+  Location loc = op->getLoc();
+  auto index = [&](int64_t value) {
+    return arith::ConstantIndexOp::create(builder, loc, value).getResult();
+  };
+  auto value = [&](OpFoldResult size) -> Value {
+    if (auto attr = dyn_cast<Attribute>(size))
+      return index(cast<IntegerAttr>(attr).getInt());
+    return cast<Value>(size);
+  };
+  SmallVector<Range> domain =
+      cast<TilingInterface>(op).getIterationDomain(builder);
+  Value one = index(1);
+  Value row = one;
+  for (Range range : llvm::drop_begin(domain))
+    row = builder.createOrFold<arith::MulIOp>(loc, row, value(range.size));
+  Value rows = builder.createOrFold<arith::DivUIOp>(
+      loc, index(kTileElements),
+      builder.createOrFold<arith::MaxUIOp>(loc, row, one));
+  Value eighth = builder.createOrFold<arith::CeilDivUIOp>(
+      loc, value(domain.front().size), index(kMinTiles));
+  rows = builder.createOrFold<arith::MinUIOp>(loc, rows, eighth);
+  return {builder.createOrFold<arith::MaxUIOp>(loc, rows, one)};
+}
+
+/// Whether `slice`, in a tile loop, takes a different part of its tensor
+/// in each iteration (a tile of a producer that does not would compute the
+/// same values in every one).
+bool movesWithLoop(tensor::ExtractSliceOp slice) {
+  auto loop = slice->getParentOfType<scf::ForallOp>();
+  return loop && llvm::any_of(slice.getMixedOffsets(), [&](OpFoldResult o) {
+           auto value = dyn_cast<Value>(o);
+           return value && !loop.isDefinedOutsideOfLoop(value);
+         });
+}
+
+/// The ops a rewriter erased.
+struct ErasedOps : public RewriterBase::Listener {
+  DenseSet<Operation *> ops;
+  void notifyOperationErased(Operation *op) override { ops.insert(op); }
+};
+
+/// Computes each chain of linalg ops on tensors that ends in a
+/// linalg.generic (a softmax's row maximum, exponentials, sum and
+/// division) in tiles of its last op's first, parallel loop: an
+/// scf.forall that FAST_PIPELINE runs on OpenMP's threads, each tile
+/// computing its part of every op of the chain, a tile of a producer
+/// that two ops use computed once. The chain's ops then fork threads once,
+/// not once each, and pass their tiles through the caches, not memory.
+struct ParallelFusionPass
+    : public PassWrapper<ParallelFusionPass, OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ParallelFusionPass)
+
+  StringRef getArgument() const final { return "jit-parallel-fusion"; }
+  StringRef getDescription() const final {
+    return "Compute chains of linalg ops on tensors in parallel tiles of "
+           "their last op's first loop, their producers fused in";
+  }
+  void getDependentDialects(DialectRegistry &registry) const final {
+    registry.insert<arith::ArithDialect, linalg::LinalgDialect, scf::SCFDialect,
+                    tensor::TensorDialect>();
+  }
+  void runOnOperation() override {
+    SmallVector<linalg::GenericOp> ends;
+    getOperation()->walk([&](linalg::GenericOp op) {
+      if (isChainEnd(op))
+        ends.push_back(op);
+    });
+    // Last first: a chain that takes another's end takes all of it.
+    SmallVector<SetVector<Operation *>> chains;
+    DenseSet<Operation *> taken;
+    for (linalg::GenericOp end : llvm::reverse(ends)) {
+      if (taken.contains(end))
+        continue;
+      chains.push_back(chainOf(end));
+      taken.insert(chains.back().begin(), chains.back().end());
+    }
+    if (chains.empty())
+      return;
+    IRRewriter rewriter(&getContext());
+    ErasedOps erased;
+    rewriter.setListener(&erased);
+    for (const SetVector<Operation *> &chain : chains)
+      fuseInTiles(rewriter, chain);
+    // Tiling asked the chain's ops their sizes: asked their destinations
+    // instead, the ops are left unused, and the tiles of a producer that
+    // two ops use are the same ops, which CSE merges.
+    getOperation()->walk([&](tensor::DimOp dim) {
+      Value source = dim.getSource();
+      while (taken.contains(source.getDefiningOp()))
+        source = cast<DestinationStyleOpInterface>(source.getDefiningOp())
+                     .getTiedOpOperand(cast<OpResult>(source))
+                     ->get();
+      if (source != dim.getSource())
+        rewriter.modifyOpInPlace(
+            dim, [&] { dim.getSourceMutable().assign(source); });
+    });
+    // CSE also erases the slices of the chain's ops that tiling left unused.
+    DominanceInfo dominance;
+    eliminateCommonSubExpressions(rewriter, dominance, getOperation());
+    for (const SetVector<Operation *> &chain : chains)
+      for (Operation *op : chain)
+        if (!erased.ops.contains(op) && op->use_empty())
+          rewriter.eraseOp(op);
+  }
+
+  /// Tiles `chain`'s end (its first op), fusing into each tile the tiles of
+  /// the chain's producers that it needs.
+  static void fuseInTiles(RewriterBase &rewriter,
+                          const SetVector<Operation *> &chain) {
+    auto end = cast<TilingInterface>(chain.front());
+    scf::SCFTileAndFuseOptions options;
+    options.tilingOptions.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp)
+        .setTileSizeComputationFunction(rowsPerTile);
+    options.setFusionControlFn(
+        [&](tensor::ExtractSliceOp slice, OpResult producer, bool)
+            -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+          if (!chain.contains(producer.getOwner()) || !movesWithLoop(slice))
+            return std::nullopt;
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        });
+    rewriter.setInsertionPoint(end);
+    FailureOr<scf::SCFTileAndFuseResult> tiled =
+        scf::tileConsumerAndFuseProducersUsingSCF(rewriter, end, options);
+    if (failed(tiled))
+      return;
+    for (OpResult result : end->getResults())
+      if (Value replacement = tiled->replacements.lookup(result))
+        rewriter.replaceAllUsesWith(result, replacement);
+  }
+};
+
+} // namespace
+
+void registerParallelFusionPass() { PassRegistration<ParallelFusionPass>(); }
