@@ -102,10 +102,10 @@ print_fused(MAPS + softmax("softmax"))
 # also returns (the exponentials); the rest of each chain is tiled.
 # CHECK-LABEL: func.func @centered
 # CHECK: linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]
-# CHECK: scf.forall
+# CHECK: scf.forall (
 # CHECK-LABEL: func.func @with_exponentials
 # CHECK: math.exp
-# CHECK: scf.forall
+# CHECK: scf.forall (
 # CHECK-NOT: math.exp
 # CHECK: arith.divf
 # CHECK: return
