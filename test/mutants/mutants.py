@@ -569,6 +569,22 @@ MUTANTS = [
         "why": "the chain's ops stay, asked their sizes: the softmax is computed twice",
     },
     {
+        "name": "fusion_of_calling_producers",
+        "file": "lib/CAPI/Transforms/ParallelFusion.cpp",
+        "search": "         isMemoryEffectFree(op);",
+        "replace": "         true;",
+        "tests": [PY + "jit_parallel_fusion"],
+        "why": "a producer that calls back into Python is fused: called once for each op that reads its tile",
+    },
+    {
+        "name": "fusion_of_empty_loops",
+        "file": "lib/CAPI/Transforms/ParallelFusion.cpp",
+        "search": "  return llvm::is_contained(op.getStaticLoopRanges(), 0);",
+        "replace": "  return false;",
+        "tests": [PY + "jit_parallel_fusion"],
+        "why": "a chain with a loop of static size 0 is tiled: LLVM 22's tiling crashes",
+    },
+    {
         "name": "fast_schedule_loaded_twice",
         "file": "python/mlir/jit/pipelines.py",
         "search": "if module.context in _SCHEDULE_LOADED:",

@@ -10,6 +10,7 @@
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/CSE.h"
 
@@ -23,12 +24,21 @@ constexpr int64_t kTileElements = 16384;
 /// The tiles a chain is split into at least, where it has as many rows.
 constexpr int64_t kMinTiles = 8;
 
+/// Whether `op`'s loops are known to be empty (LLVM 22's tiling crashes on
+/// a static size of 0 in any of them).
+bool hasEmptyLoop(linalg::LinalgOp op) {
+  return llvm::is_contained(op.getStaticLoopRanges(), 0);
+}
+
 /// Whether `op` may be fused into a tile: a linalg.generic or linalg.fill
-/// on tensors.
+/// on tensors without side effects (a call back into Python), which
+/// would then move past other ops' and run again for each op that reads
+/// the tile.
 bool isFusable(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   return linalgOp && isa<linalg::GenericOp, linalg::FillOp>(op) &&
-         linalgOp.hasPureTensorSemantics();
+         linalgOp.hasPureTensorSemantics() && !hasEmptyLoop(linalgOp) &&
+         isMemoryEffectFree(op);
 }
 
 /// The ops of `root`'s block before it whose results only ops of the chain
@@ -51,6 +61,7 @@ SetVector<Operation *> chainOf(Operation *root) {
 /// another linalg.generic of its chain feeds.
 bool isChainEnd(linalg::GenericOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumLoops() == 0 ||
+      hasEmptyLoop(op) ||
       op.getIteratorTypesArray().front() != utils::IteratorType::parallel ||
       !isa<FunctionOpInterface>(op->getParentOp()))
     return false;
