@@ -157,12 +157,16 @@ struct ParallelFusionPass
     rewriter.setListener(&erased);
     for (const SetVector<Operation *> &chain : chains)
       fuseInTiles(rewriter, chain);
+    // A chain's op not erased yet (an erased op's address may be reused).
+    auto isChainOp = [&](Operation *op) {
+      return op && taken.contains(op) && !erased.ops.contains(op);
+    };
     // Tiling asked the chain's ops their sizes: asked their destinations
     // instead, the ops are left unused, and the tiles of a producer that
     // two ops use are the same ops, which CSE merges.
     getOperation()->walk([&](tensor::DimOp dim) {
       Value source = dim.getSource();
-      while (taken.contains(source.getDefiningOp()))
+      while (isChainOp(source.getDefiningOp()))
         source = cast<DestinationStyleOpInterface>(source.getDefiningOp())
                      .getTiedOpOperand(cast<OpResult>(source))
                      ->get();
@@ -175,7 +179,7 @@ struct ParallelFusionPass
     eliminateCommonSubExpressions(rewriter, dominance, getOperation());
     for (const SetVector<Operation *> &chain : chains)
       for (Operation *op : chain)
-        if (!erased.ops.contains(op) && op->use_empty())
+        if (isChainOp(op) && op->use_empty())
           rewriter.eraseOp(op);
   }
 
