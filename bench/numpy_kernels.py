@@ -171,12 +171,18 @@ def jit_threads(count):
     ctypes.CDLL("libomp.so.5").omp_set_num_threads(count)
 
 
-def measure(measures):
+def measure(measures, settle=0.0):
     """Seconds per call of each measure (`name: function`): the measures
-    take turns, round after round, and each keeps its fastest round."""
+    take turns, round after round, and each keeps its fastest round. With
+    `settle` seconds, each first waits that long, for the worker threads of
+    the one before to stop spinning on the cores, then runs once untimed,
+    waking its own: each library is measured as in a loop of its calls."""
     fastest = dict.fromkeys(measures, float("inf"))
     for _ in range(ROUNDS):
         for name, function in measures.items():
+            if settle:
+                time.sleep(settle)
+                function()
             start = time.perf_counter()
             function()
             fastest[name] = min(fastest[name], time.perf_counter() - start)
