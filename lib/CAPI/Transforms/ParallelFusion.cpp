@@ -56,18 +56,14 @@ SetVector<Operation *> chainOf(Operation *root) {
   return chain;
 }
 
-/// Whether `op` ends a chain worth tiling: a linalg.generic on tensors in a
-/// function's body (not in a loop already), its first loop parallel, that
-/// another linalg.generic of its chain feeds.
-bool isChainEnd(linalg::GenericOp op) {
-  if (!op.hasPureTensorSemantics() || op.getNumLoops() == 0 ||
-      hasEmptyLoop(op) ||
-      op.getIteratorTypesArray().front() != utils::IteratorType::parallel ||
-      !isa<FunctionOpInterface>(op->getParentOp()))
-    return false;
-  SetVector<Operation *> chain = chainOf(op);
-  return llvm::any_of(chain.getArrayRef().drop_front(),
-                      [](Operation *op) { return isa<linalg::GenericOp>(op); });
+/// Whether `op` may end a chain: a linalg.generic on tensors in a
+/// function's body (not in a loop already), its first loop parallel. The
+/// chain is worth tiling when another linalg.generic of it feeds `op`.
+bool mayEndChain(linalg::GenericOp op) {
+  return op.hasPureTensorSemantics() && op.getNumLoops() != 0 &&
+         !hasEmptyLoop(op) &&
+         op.getIteratorTypesArray().front() == utils::IteratorType::parallel &&
+         isa<FunctionOpInterface>(op->getParentOp());
 }
 
 /// A tile's size in `op`'s first loop: as many of its rows (its iterations
@@ -138,7 +134,7 @@ struct ParallelFusionPass
   void runOnOperation() override {
     SmallVector<linalg::GenericOp> ends;
     getOperation()->walk([&](linalg::GenericOp op) {
-      if (isChainEnd(op))
+      if (mayEndChain(op))
         ends.push_back(op);
     });
     // Last first: a chain that takes another's end takes all of it.
@@ -147,8 +143,13 @@ struct ParallelFusionPass
     for (linalg::GenericOp end : llvm::reverse(ends)) {
       if (taken.contains(end))
         continue;
-      chains.push_back(chainOf(end));
-      taken.insert(chains.back().begin(), chains.back().end());
+      SetVector<Operation *> chain = chainOf(end);
+      if (llvm::none_of(chain.getArrayRef().drop_front(), [](Operation *op) {
+            return isa<linalg::GenericOp>(op);
+          }))
+        continue;
+      taken.insert(chain.begin(), chain.end());
+      chains.push_back(std::move(chain));
     }
     if (chains.empty())
       return;
