@@ -13,9 +13,10 @@ run, the measures taking turns (the fastest round of each):
   these four each through DEFAULT_PIPELINE (one thread) and FAST_PIPELINE
   (their parallel dimensions on LLVM's OpenMP runtime's threads);
 - `linalg.matmul` f32 at 512^3 through DEFAULT_PIPELINE (linalg to loops),
-  and at 512^3, 1024^3 and 2048^3 through FAST_PIPELINE (tiled, packed,
-  vectorized, its blocks on LLVM's OpenMP runtime's threads), in GFLOP/s,
-  against `numpy.matmul`, both on all cores, then both on one.
+  and at 512^3, 513^3 (a row and a column past the blocks), 1024^3 and
+  2048^3 through FAST_PIPELINE (tiled, packed, vectorized, its blocks on
+  LLVM's OpenMP runtime's threads), in GFLOP/s, against `numpy.matmul`,
+  both on all cores, then both on one.
 
 numpy's BLAS reads OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE when it loads:
 both are removed from this process's environment before numpy is imported,
@@ -51,7 +52,7 @@ from mlir.execution_engine import FAST_PIPELINE, jit  # noqa: E402
 
 SHORT = "--short" in sys.argv[1:] or os.environ.get("BENCH_SHORT") == "1"
 N = 10_000 if SHORT else 10_000_000
-MATMUL_SIZES = (64,) if SHORT else (512, 1024, 2048)
+MATMUL_SIZES = (64,) if SHORT else (512, 513, 1024, 2048)
 ROUNDS = 1 if SHORT else 15
 ROWS, COLUMNS = (16, 32) if SHORT else (2048, 1024)
 

@@ -33,7 +33,7 @@ SETTLE = 0.25
 
 N = 10_000_000
 ROWS, COLUMNS = 2048, 1024
-SIZES = (512, 1024, 2048)
+SIZES = (512, 513, 1024, 2048)
 
 
 def softmax_numpy(v):
