@@ -26,9 +26,25 @@
 // elementwise ops on arguments of dynamic strides gives scalar gathers,
 // slower than the loops LLVM vectorizes itself.
 module attributes {transform.with_named_sequence} {
+  // A matmul with a static size of 0 is left to the loops: LLVM 22's
+  // tiling crashes on it (computeTileSizes). Dynamic sizes match.
   transform.named_sequence @match_matmul(
       %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     transform.match.operation_name %op ["linalg.matmul"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%matmul: !transform.any_op):
+      %zero = transform.param.constant 0 : i64 -> !transform.param<i64>
+      %m = transform.match.structured.dim %matmul[0]
+        : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi ne %m, %zero : !transform.param<i64>
+      %n = transform.match.structured.dim %matmul[1]
+        : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi ne %n, %zero : !transform.param<i64>
+      %k = transform.match.structured.dim %matmul[2]
+        : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi ne %k, %zero : !transform.param<i64>
+      transform.match.structured.yield
+    }
     transform.yield %op : !transform.any_op
   }
 
