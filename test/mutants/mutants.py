@@ -609,6 +609,22 @@ MUTANTS = [
         "why": "a matmul of static 0 rows is tiled: LLVM 22's tiling crashes the process",
     },
     {
+        "name": "schedule_takes_unsigned",
+        "file": "python/mlir/jit/pipelines.py",
+        "search": '"cast_unsigned" not in matmul',
+        "replace": "True",
+        "tests": [PY + "jit_matmul_schedule"],
+        "why": "an unsigned i8 matmul is scheduled: its bytes are sign-extended, 255 read as -1",
+    },
+    {
+        "name": "schedule_takes_narrowing",
+        "file": "python/mlir/jit/pipelines.py",
+        "search": "element == output or _extends(element, output)",
+        "replace": "True",
+        "tests": [PY + "jit_matmul_schedule"],
+        "why": "an i32 matmul into i8 is scheduled: its vectorized extension does not verify",
+    },
+    {
         "name": "fast_schedule_loaded_twice",
         "file": "python/mlir/jit/pipelines.py",
         "search": "if module.context in _SCHEDULE_LOADED:",

@@ -117,6 +117,26 @@ _FAST_ELEMENT_TYPES = {"f16", "bf16", "f32", "f64", "i8", "i16", "i32", "i64"}
 _SHAPED_ELEMENT = re.compile(r"\b(?:tensor|memref)<(?:(?:\?|\d+)x)*(\w+(?:<[^>]*>)?)")
 
 
+def _extends(element: str, output: str) -> bool:
+    """Whether `element` converts to `output` by an extension (sign or
+    float), as the schedule's vectorized matmul converts its inputs."""
+    same_kind = element.startswith("i") == output.startswith("i")
+    return same_kind and int(element.lstrip("bfi")) < int(output.lstrip("bfi"))
+
+
+def _schedules(matmul: str) -> bool:
+    """Whether the schedule computes the linalg.matmul printed as `matmul`
+    right: inputs of C's element type or extended to it (vectorized, a
+    narrowing or an int-float conversion does not verify), signed (the
+    schedule ignores cast_unsigned)."""
+    *inputs, output = _SHAPED_ELEMENT.findall(matmul)[:3]
+    return (
+        "cast_unsigned" not in matmul
+        and {*inputs, output} <= _FAST_ELEMENT_TYPES
+        and all(element == output or _extends(element, output) for element in inputs)
+    )
+
+
 # The values of OMP_NUM_THREADS LLVM's OpenMP runtime takes: thread counts,
 # one a nesting level. On others (empty, "abc", "-3", "2\n", a count of 20
 # digits) it aborts the process at its first parallel region. It reads the
@@ -143,10 +163,10 @@ _SCHEDULE_LOADED: weakref.WeakSet[ir.Context] = weakref.WeakSet()
 
 def _fast_pipeline(module: ir.Module) -> str:
     """What FAST_PIPELINE runs on `module`: without the schedule when one of
-    its linalg.matmuls has element types the schedule does not take, and
-    without loading it when its context has it."""
+    its linalg.matmuls is one the schedule does not take, and without
+    loading it when its context has it."""
     if not all(
-        set(_SHAPED_ELEMENT.findall(_native._print_operation(op))) <= _FAST_ELEMENT_TYPES
+        _schedules(_native._print_operation(op))
         for op in _walk(module.operation)
         if op.name == "linalg.matmul"
     ):
