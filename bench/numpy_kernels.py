@@ -54,6 +54,15 @@ SHORT = "--short" in sys.argv[1:] or os.environ.get("BENCH_SHORT") == "1"
 N = 10_000 if SHORT else 10_000_000
 MATMUL_SIZES = (64,) if SHORT else (512, 513, 1024, 2048)
 ROUNDS = 1 if SHORT else 15
+# Seconds each measure waits for the previous one's worker threads to stop
+# spinning (it then wakes its own with an untimed call): LLVM's OpenMP
+# runtime (this package's) spins 200 ms after a parallel region, yielding
+# the core; PyTorch's and JAX's pools less. With them spinning, the library
+# measured next shared the two cores; with every pool asleep, each paid for
+# waking its own (a 512^3 matmul measured right after DEFAULT_PIPELINE's,
+# which takes 0.3 s, woke OpenMP's sleeping workers: 0.97 of numpy's speed
+# against 1.10 awake).
+SETTLE = 0.0 if SHORT else 0.25
 ROWS, COLUMNS = (16, 32) if SHORT else (2048, 1024)
 
 SOURCE = """
@@ -172,17 +181,17 @@ def jit_threads(count):
     ctypes.CDLL("libomp.so.5").omp_set_num_threads(count)
 
 
-def measure(measures, settle=0.0):
+def measure(measures):
     """Seconds per call of each measure (`name: function`): the measures
-    take turns, round after round, and each keeps its fastest round. With
-    `settle` seconds, each first waits that long, for the worker threads of
-    the one before to stop spinning on the cores, then runs once untimed,
-    waking its own: each library is measured as in a loop of its calls."""
+    take turns, round after round, and each keeps its fastest round. Each
+    first waits SETTLE seconds, for the worker threads of the one before to
+    stop spinning on the cores, then runs once untimed, waking its own: each
+    library is measured as in a loop of its calls."""
     fastest = dict.fromkeys(measures, float("inf"))
     for _ in range(ROUNDS):
         for name, function in measures.items():
-            if settle:
-                time.sleep(settle)
+            if SETTLE:
+                time.sleep(SETTLE)
                 function()
             start = time.perf_counter()
             function()

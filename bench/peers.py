@@ -23,14 +23,6 @@ import torch  # noqa: E402
 
 from mlir.execution_engine import FAST_PIPELINE, jit  # noqa: E402
 
-# Seconds each measure waits for the previous library's worker threads to
-# stop spinning (it then wakes its own with an untimed call): LLVM's OpenMP
-# runtime (this package's) spins 200 ms after a parallel region, yielding
-# the core; PyTorch's and JAX's pools less. With them spinning, the library
-# measured next shared the two cores; with every pool asleep, each paid for
-# waking its own.
-SETTLE = 0.25
-
 N = 10_000_000
 ROWS, COLUMNS = 2048, 1024
 SIZES = (512, 513, 1024, 2048)
@@ -64,7 +56,7 @@ def compare(name, ours, others, work=None):
         got = np.asarray(function(), dtype=np.float64)
         if not np.allclose(got, expected, rtol=1e-4, atol=1e-5):
             raise AssertionError(f"{name}: {peer} differs from numpy")
-    times = numpy_kernels.measure({"jit": ours, **others}, settle=SETTLE)
+    times = numpy_kernels.measure({"jit": ours, **others})
     best = min((t, peer) for peer, t in times.items() if peer != "jit")
     unit = (lambda t: f"{work / t / 1e9:.0f} GFLOP/s") if work else (lambda t: f"{t * 1e3:.2f} ms")
     listed = ", ".join(f"{peer} {unit(t)}" for peer, t in times.items())
