@@ -14,16 +14,29 @@ from mlir.ir import Context, Module
 from mlir.passmanager import PassManager
 
 MATMUL = """
-func.func @matmul(%a: tensor<{a}xT>, %b: tensor<{b}xT>, %c: tensor<{c}xT>) -> tensor<{c}xT> {{
-  %r = linalg.matmul ins(%a, %b : tensor<{a}xT>, tensor<{b}xT>)
-                     outs(%c : tensor<{c}xT>) -> tensor<{c}xT>
-  return %r : tensor<{c}xT>
+func.func @matmul(%a: tensor<{a}x{input}>, %b: tensor<{b}x{input}>, %c: tensor<{c}x{output}>) -> tensor<{c}x{output}> {{
+  %r = linalg.matmul {cast} ins(%a, %b : tensor<{a}x{input}>, tensor<{b}x{input}>)
+                     outs(%c : tensor<{c}x{output}>) -> tensor<{c}x{output}>
+  return %r : tensor<{c}x{output}>
 }}
 """
 
 
-def matmul(element, m="?", n="?", k="?"):
-    return MATMUL.format(a=f"{m}x{k}", b=f"{k}x{n}", c=f"{m}x{n}").replace("T", element)
+def matmul(element, m="?", n="?", k="?", output=None, cast=""):
+    """A matmul of `element` inputs into `output` (`element` by default),
+    sizes `?` unless given."""
+    return MATMUL.format(
+        a=f"{m}x{k}", b=f"{k}x{n}", c=f"{m}x{n}", input=element, output=output or element, cast=cast
+    )
+
+
+def fast_and_loops(source, *arguments):
+    """`source`'s matmul of `arguments` through FAST_PIPELINE and through
+    DEFAULT_PIPELINE's loops."""
+    return tuple(
+        jit(source, pipeline=pipeline).matmul(*arguments)
+        for pipeline in (FAST_PIPELINE, DEFAULT_PIPELINE)
+    )
 
 
 # FAST_PIPELINE up to its schedule: the preloaded library, then the
@@ -94,9 +107,7 @@ for element, dtype in [("f32", np.float32), ("f64", np.float64), ("i32", np.int3
         c = rng.integers(-4, 4, (m, n)).astype(dtype)
         for static in (False, True):
             sizes = {"m": m, "n": n, "k": k} if static else {}
-            source = matmul(element, **sizes)
-            fast = jit(source, pipeline=FAST_PIPELINE).matmul(a, b, c)
-            loops = jit(source, pipeline=DEFAULT_PIPELINE).matmul(a, b, c)
+            fast, loops = fast_and_loops(matmul(element, **sizes), a, b, c)
             agree[element] = agree.get(element, True) and np.array_equal(fast, loops)
             agree[element] &= np.array_equal(fast, a @ b + c)
 # CHECK: agree: {'f32': True, 'f64': True, 'i32': True}
@@ -106,13 +117,6 @@ print("agree:", agree)
 # an int-float conversion (whose vectorized form does not verify) and
 # unsigned extension (which the schedule would sign-extend) are left to the
 # loops. Each result is DEFAULT_PIPELINE's.
-MIXED = """
-func.func @matmul(%a: tensor<?x?x{a}>, %b: tensor<?x?x{a}>, %c: tensor<?x?x{c}>) -> tensor<?x?x{c}> {{
-  %r = linalg.matmul {cast} ins(%a, %b : tensor<?x?x{a}>, tensor<?x?x{a}>)
-                          outs(%c : tensor<?x?x{c}>) -> tensor<?x?x{c}>
-  return %r : tensor<?x?x{c}>
-}}
-"""
 UNSIGNED = "{cast = #linalg.type_fn<cast_unsigned>}"
 for inputs, output, cast in [
     ("i8", "i32", ""),
@@ -124,15 +128,13 @@ for inputs, output, cast in [
     ("f32", "i32", ""),
     ("f64", "f32", ""),
 ]:
-    source = MIXED.format(a=inputs, c=output, cast=cast)
     dtype = {
         name: np.dtype(name.replace("i", "int").replace("f", "float")) for name in (inputs, output)
     }
     a = rng.integers(-4, 4, (70, 9)).astype(dtype[inputs])
     b = rng.integers(-4, 4, (9, 33)).astype(dtype[inputs])
     c = rng.integers(-4, 4, (70, 33)).astype(dtype[output])
-    fast = jit(source, pipeline=FAST_PIPELINE).matmul(a, b, c)
-    loops = jit(source, pipeline=DEFAULT_PIPELINE).matmul(a, b, c)
+    fast, loops = fast_and_loops(matmul(inputs, output=output, cast=cast), a, b, c)
     print(inputs, output, cast and "unsigned", np.array_equal(fast, loops))
 # CHECK: i8 i32 True
 # CHECK: f32 f64 True

@@ -71,10 +71,8 @@ module attributes {transform.with_named_sequence} {
       } : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
                                   !transform.any_op)
       // The panel's rows in blocks of 64, the last block (of fewer rows)
-      // peeled off: every other block has a static shape, so the tiles of
-      // 8 rows below need no padding and read A where it is (copying A for
-      // every panel cost 15% at 2048). Peeling fails where the blocks divide
-      // the rows statically: nothing to peel then.
+      // peeled off, so that the others have static shapes. Peeling fails
+      // where the blocks divide the rows statically: nothing to peel then.
       %block, %mLoop = transform.structured.tile_using_for %panel
         tile_sizes [64, 0, 0]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
