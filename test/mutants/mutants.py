@@ -656,6 +656,30 @@ MUTANTS = [
         "tests": [PY + "jit_math_accuracy"],
         "why": "math.tanh and math.exp stay scalar libm calls that LLVM cannot vectorize",
     },
+    {
+        "name": "spare_buffers_not_kept",
+        "file": BINDINGS + "JitMemRefs.cpp",
+        "search": "spareBuffers().give(memory, usable);",
+        "replace": "std::free(memory);",
+        "tests": [PY + "jit_buffer_reuse"],
+        "why": "every large result is new memory whose pages the kernel zeroes at each call",
+    },
+    {
+        "name": "spare_buffer_kept_once_taken",
+        "file": BINDINGS + "JitMemRefs.cpp",
+        "search": "buffers.erase(std::next(it).base());",
+        "replace": "",
+        "tests": [PY + "jit_buffer_reuse"],
+        "why": "a kept buffer handed out stays kept: two live arrays share memory",
+    },
+    {
+        "name": "spare_buffers_unbounded",
+        "file": BINDINGS + "JitMemRefs.cpp",
+        "search": "while (bytes > kSpareBytes) {",
+        "replace": "while (false) {",
+        "tests": [PY + "jit_buffer_reuse"],
+        "why": "every freed large buffer is kept: memory the program freed is never returned",
+    },
 ]
 
 # Run by CI (`run.py --sample`): one C API mutant, two C++ and two Python.

@@ -8,6 +8,7 @@
 
 #include "mlir-c/ExecutionEngineChecked.h"
 
+#include <malloc.h>
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -35,10 +37,6 @@ std::string shapeText(int ndim, const npy_intp *dims) {
   return text + (ndim == 1 ? ",)" : ")");
 }
 
-void freeAllocation(PyObject *capsule) {
-  std::free(PyCapsule_GetPointer(capsule, "mlir.jit.allocation"));
-}
-
 /// Allocations from this size on are backed by transparent huge pages where
 /// the system allows it (as numpy's are): a new buffer of 40 MB then costs
 /// 20 page faults instead of 10,000, which made a jitted `a * x + y`
@@ -46,12 +44,91 @@ void freeAllocation(PyObject *capsule) {
 constexpr size_t kHugePageThreshold = size_t{4} << 20;
 constexpr size_t kHugePageSize = size_t{2} << 20;
 
+/// Records `memory` as the running call's, freed if the call is stopped.
+void *trackAllocation(void *memory) {
+  if (std::unordered_set<void *> *live = threadState().allocations) {
+    try {
+      live->insert(memory);
+    } catch (const std::bad_alloc &) {
+      // Not unwound through jitted code: a stopped call leaks this one.
+    }
+  }
+  return memory;
+}
+
+/// Freed buffers of kHugePageThreshold bytes or more, kept for the next
+/// allocation they fit. glibc returns such a buffer to the system at once
+/// (aligned to huge pages, it is mmapped), and a new one's pages are zeroed
+/// by the kernel as they are first touched: a quarter of the time of a
+/// 2048x1024 softmax returning a new 8 MB array. At most kSpareBytes, the
+/// most recently freed, are kept (glibc's own heap keeps up to 64 MB).
+class SpareBuffers {
+public:
+  static constexpr size_t kSpareBytes = size_t{64} << 20;
+
+  /// A kept buffer of at least `size` bytes (and at most twice that) aligned
+  /// to `alignment`, or null.
+  void *take(size_t alignment, size_t size) {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto it = buffers.rbegin(); it != buffers.rend(); ++it) {
+      auto [memory, usable] = *it;
+      if (usable >= size && usable / 2 <= size &&
+          reinterpret_cast<uintptr_t>(memory) % alignment == 0) {
+        bytes -= usable;
+        buffers.erase(std::next(it).base());
+        return memory;
+      }
+    }
+    return nullptr;
+  }
+
+  /// Keeps `memory`, of `usable` bytes, freeing the oldest kept buffers
+  /// beyond kSpareBytes.
+  void give(void *memory, size_t usable) {
+    std::vector<void *> freed;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (usable > kSpareBytes) {
+        freed.push_back(memory);
+      } else {
+        buffers.emplace_back(memory, usable);
+        bytes += usable;
+      }
+      while (bytes > kSpareBytes) {
+        freed.push_back(buffers.front().first);
+        bytes -= buffers.front().second;
+        buffers.erase(buffers.begin());
+      }
+    }
+    for (void *buffer : freed)
+      std::free(buffer);
+  }
+
+private:
+  std::mutex mutex;
+  std::vector<std::pair<void *, size_t>> buffers; // the oldest first
+  size_t bytes = 0;
+};
+
+/// Never destroyed: arrays may free their memory during the process's exit.
+SpareBuffers &spareBuffers() {
+  static SpareBuffers *spares = new SpareBuffers;
+  return *spares;
+}
+
+void freeAllocation(PyObject *capsule) {
+  releaseMemory(PyCapsule_GetPointer(capsule, "mlir.jit.allocation"));
+}
+
 /// The allocation functions `memref.alloc` and `memref.dealloc` call
 /// (finalize-memref-to-llvm{use-generic-functions}). Memory comes from
 /// malloc's family, so that an array owning a result frees it with free().
 void *allocateMemRef(size_t alignment, size_t size) {
-  if (size >= kHugePageThreshold)
+  if (size >= kHugePageThreshold) {
     alignment = std::max(alignment, kHugePageSize);
+    if (void *memory = spareBuffers().take(alignment, size))
+      return trackAllocation(memory);
+  }
   // aligned_alloc wants a size that is a multiple of the alignment.
   size_t rounded = (size + alignment - 1) / alignment * alignment;
   void *memory =
@@ -67,14 +144,7 @@ void *allocateMemRef(size_t alignment, size_t size) {
   }
   if (rounded >= kHugePageThreshold)
     madvise(memory, rounded, MADV_HUGEPAGE); // advice: failure is harmless
-  if (std::unordered_set<void *> *live = threadState().allocations) {
-    try {
-      live->insert(memory);
-    } catch (const std::bad_alloc &) {
-      // Not unwound through jitted code: a stopped call leaks this one.
-    }
-  }
-  return memory;
+  return trackAllocation(memory);
 }
 void *allocateMemRefUnaligned(size_t size) {
   return allocateMemRef(alignof(std::max_align_t), size);
@@ -82,10 +152,18 @@ void *allocateMemRefUnaligned(size_t size) {
 void freeMemRef(void *memory) {
   if (std::unordered_set<void *> *live = threadState().allocations)
     live->erase(memory);
-  std::free(memory);
+  releaseMemory(memory);
 }
 
 } // namespace
+
+void releaseMemory(void *memory) {
+  size_t usable = memory ? malloc_usable_size(memory) : 0;
+  if (usable >= kHugePageThreshold)
+    spareBuffers().give(memory, usable);
+  else
+    std::free(memory);
+}
 
 bool storeMemRef(PyObject *object, const ValueSpec &spec,
                  MemRefView descriptor) {
@@ -396,7 +474,7 @@ bool storeMemRefResult(PyObject *object, const ValueSpec &spec,
   if (!copy ||
       PyArray_CopyInto(reinterpret_cast<PyArrayObject *>(copy), array) < 0) {
     Py_XDECREF(copy);
-    std::free(memory);
+    releaseMemory(memory);
     return false;
   }
   Py_DECREF(copy);
@@ -442,7 +520,7 @@ PyObject *loadVector(const ValueSpec &spec, const char *storage) {
 
 void freeMemRefResult(const ValueSpec &spec, int64_t *target) {
   MemRefView descriptor = memRefAt(spec, target);
-  std::free(descriptor.allocated());
+  releaseMemory(descriptor.allocated());
   if (spec.unranked)
     std::free(descriptor.words);
 }

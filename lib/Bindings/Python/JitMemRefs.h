@@ -86,6 +86,10 @@ PyObject *memRefToArray(const ValueSpec &spec, MemRefView descriptor,
 /// alive by `array` and so by the views taken from it.
 void forgetMemory(PyObject *array, PyObject *owner = nullptr);
 
+/// Frees `memory`, of malloc's family, as free() would, but keeps a large
+/// buffer for the allocation functions jit() registers to reuse.
+void releaseMemory(void *memory);
+
 /// A capsule that frees `allocated`, memory jitted code allocated with
 /// malloc, when the last array over it is gone.
 PyObject *ownerOfAllocation(char *allocated);

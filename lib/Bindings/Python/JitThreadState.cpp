@@ -1,6 +1,7 @@
 //===- JitThreadState.cpp - Errors and the GIL across jitted code ---------===//
 
 #include "JitThreadState.h"
+#include "JitMemRefs.h"
 
 #include <cstdarg>
 #include <cstdio>
@@ -41,7 +42,7 @@ runUntilStopped(JitThreadState &state, void (*run)(void **), void **argument) {
     state.stopCall = outer;
     state.allocations = outerAllocations;
     for (void *memory : allocations)
-      std::free(memory);
+      releaseMemory(memory);
     return false;
   }
   run(argument);
