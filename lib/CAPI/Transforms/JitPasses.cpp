@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
@@ -38,6 +39,76 @@ bool isApproximated(StringRef name) {
                             name);
 }
 
+/// A constant `value` of `type`, a splat if `type` is shaped.
+Value constantOf(PatternRewriter &rewriter, Location loc, Type type,
+                 TypedAttr value) {
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    return arith::ConstantOp::create(
+        rewriter, loc, DenseElementsAttr::get(shaped, Attribute(value)));
+  return arith::ConstantOp::create(rewriter, loc, value);
+}
+
+/// math.exp on f32 in 15 vector instructions (upstream's approximation takes
+/// 20, and was half of a softmax's time): exp(x) = 2^k * e^r, k = floor(x /
+/// ln 2), r = x - k ln 2 in [0, ln 2), e^r a polynomial of degree 6
+/// (relative error 2e-9), 2^k made from k's bits. x is first clamped to
+/// [-88, 89], keeping NaN: k then stays in [-127, 128], where 2^k is 0 (a
+/// result below 2^-126 is flushed to zero) or +inf (the result overflows).
+struct ExpOfF32 : public OpRewritePattern<math::ExpOp> {
+  ExpOfF32(MLIRContext *context)
+      : OpRewritePattern<math::ExpOp>(context, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(math::ExpOp op,
+                                PatternRewriter &rewriter) const final {
+    Type type = op.getType();
+    if (!getElementTypeOrSelf(type).isF32())
+      return failure();
+    Location loc = op.getLoc();
+    auto f32 = [&](float value) {
+      return constantOf(rewriter, loc, type, rewriter.getF32FloatAttr(value));
+    };
+    // select(x <unordered> bound, x, bound): one vmaxps/vminps, NaN kept.
+    auto clamp = [&](Value x, arith::CmpFPredicate keep, float bound) {
+      Value limit = f32(bound);
+      Value kept = arith::CmpFOp::create(rewriter, loc, keep, x, limit);
+      return arith::SelectOp::create(rewriter, loc, kept, x, limit);
+    };
+    auto fma = [&](Value a, Value b, Value c) -> Value {
+      return math::FmaOp::create(rewriter, loc, a, b, c);
+    };
+    Value x = clamp(op.getOperand(), arith::CmpFPredicate::UGT, -88.0f);
+    x = clamp(x, arith::CmpFPredicate::ULT, 89.0f);
+    Value k = math::FloorOp::create(
+        rewriter, loc,
+        arith::MulFOp::create(rewriter, loc, x, f32(1.44269504088896341f)));
+    // Cody and Waite: k * 0.693359375 is exact, r exact but for ln 2's tail.
+    Value r = fma(k, f32(-0.693359375f), x);
+    r = fma(k, f32(2.12194440e-4f), r);
+    // e^r on [0, ln 2], fitted for relative error.
+    const float coefficients[] = {1.94851612e-3f, 7.79272243e-3f,
+                                  4.19147052e-2f, 1.66610211e-1f,
+                                  5.00005841e-1f, 9.99999821e-1f, 1.0f};
+    Value p = f32(coefficients[0]);
+    for (float coefficient : ArrayRef(coefficients).drop_front())
+      p = fma(p, r, f32(coefficient));
+    // k + 127 in the low bits of a float's significand (1.5 * 2^23 + 127 + k
+    // is exact), shifted into the exponent of 2^k.
+    Type i32 = rewriter.getI32Type();
+    if (auto shaped = dyn_cast<ShapedType>(type))
+      i32 = shaped.clone(i32);
+    Value biased = arith::BitcastOp::create(
+        rewriter, loc, i32,
+        arith::AddFOp::create(rewriter, loc, k, f32(12583039.0f)));
+    Value power = arith::BitcastOp::create(
+        rewriter, loc, type,
+        arith::ShLIOp::create(
+            rewriter, loc, biased,
+            constantOf(rewriter, loc, i32, rewriter.getI32IntegerAttr(23))));
+    rewriter.replaceOpWithNewOp<arith::MulFOp>(op, p, power);
+    return success();
+  }
+};
+
 /// MLIR's polynomial approximations of math functions, which upstream
 /// applies only in its test pass `test-math-polynomial-approximation`; on
 /// f16 and bf16 through f32.
@@ -52,6 +123,7 @@ struct ApproximateMathPass
   }
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
+    patterns.add<ExpOfF32>(&getContext());
     populateMathF32ExpansionPatterns(patterns, isApproximated);
     populateMathPolynomialApproximationPatterns(patterns, isApproximated);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

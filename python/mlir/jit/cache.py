@@ -14,8 +14,9 @@ from .._mlir_libs import _mlirExecutionEngine as _native
 # Bump when what jit() makes of a source changes other than through the
 # pipeline's text: the passes it runs itself, what this project's passes
 # (jit-approximate-math, jit-expand-arith) generate, the trampolines, the
-# markings. 2: jit-expand-arith leaves float min/max to LLVM.
-_CACHE_FORMAT = "mlir_execution_engine.jit 2"
+# markings. 2: jit-expand-arith leaves float min/max to LLVM. 3:
+# jit-approximate-math's own f32 exp.
+_CACHE_FORMAT = "mlir_execution_engine.jit 3"
 
 
 class _Default:
