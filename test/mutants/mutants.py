@@ -657,6 +657,22 @@ MUTANTS = [
         "why": "math.tanh and math.exp stay scalar libm calls that LLVM cannot vectorize",
     },
     {
+        "name": "exp_upstream_approximation",
+        "file": "lib/CAPI/Transforms/JitPasses.cpp",
+        "search": "patterns.add<ExpOfF32>(&getContext());",
+        "replace": "",
+        "tests": [PY + "jit_math_accuracy"],
+        "why": "math.exp takes upstream's approximation: 20 vector instructions, 5 ulp",
+    },
+    {
+        "name": "exp_clamped_below_scale",
+        "file": "lib/CAPI/Transforms/JitPasses.cpp",
+        "search": "arith::CmpFPredicate::UGT, -88.0f);",
+        "replace": "arith::CmpFPredicate::UGT, -100.0f);",
+        "tests": [PY + "jit_math_accuracy"],
+        "why": "below -88, 2^k's biased exponent wraps: exp(-100) is not 0",
+    },
+    {
         "name": "spare_buffers_not_kept",
         "file": BINDINGS + "JitMemRefs.cpp",
         "search": "spareBuffers().give(memory, usable);",
