@@ -673,6 +673,22 @@ MUTANTS = [
         "why": "below -88, 2^k's biased exponent wraps: exp(-100) is not 0",
     },
     {
+        "name": "callback_result_copy_freed_twice",
+        "file": BINDINGS + "JitMemRefs.cpp",
+        "search": "freeMemRef(descriptor.allocated()); // and no longer the call's to free",
+        "replace": "releaseMemory(descriptor.allocated());",
+        "tests": [PY + "jit_buffer_reuse"],
+        "why": "a callback result's copy, freed when a later result fails, is freed again by the stop",
+    },
+    {
+        "name": "callback_code_allocates_for_the_call",
+        "file": BINDINGS + "JitCallbacks.cpp",
+        "search": "std::exchange(state.allocations, nullptr);",
+        "replace": "state.allocations;",
+        "tests": [PY + "jit_buffer_reuse"],
+        "why": "a result another module returns in a callback is freed when the outer call stops",
+    },
+    {
         "name": "spare_buffers_not_kept",
         "file": BINDINGS + "JitMemRefs.cpp",
         "search": "spareBuffers().give(memory, usable);",

@@ -4,14 +4,18 @@
 # are kept when freed, up to 64 MiB, for the next allocation they fit: a
 # function called in a loop reuses its last result's memory instead of
 # faulting in new pages. An array's memory is never handed out while the
-# array lives, and what is kept stays bounded.
+# array lives (nor twice after a callback's results failed, nor when a
+# stopped call frees its own), what is kept stays bounded, and a child
+# forked amid allocations can allocate.
 
+import os
 import resource
+import signal
 import threading
 
 import numpy as np
 
-from mlir.execution_engine import FAST_PIPELINE, jit
+from mlir.execution_engine import DEFAULT_PIPELINE, FAST_PIPELINE, jit
 
 from fixtures import heap_bytes_in_use
 
@@ -58,7 +62,11 @@ for name, module in (("default", default), ("fast", fast)):
     for i in range(200):
         r = module.scaled(x, float(i))
     # 8 MiB of new pages a call would be 400 huge-page faults (or 400,000).
-    print(f"{name}: a result reuses the last one's pages:", page_faults() - faults < 100, r[5] == 995.0)
+    print(
+        f"{name}: a result reuses the last one's pages:",
+        page_faults() - faults < 100,
+        r[5] == 995.0,
+    )
 
     # Live results never share memory, and keep their values.
     kept = [module.scaled(x, float(i)) for i in range(12)]
@@ -106,3 +114,102 @@ for thread in threads:
     thread.join()
 # CHECK: 4 threads, wrong results: []
 print("4 threads, wrong results:", errors)
+
+# A callback's results that fail to convert: the copy of the first is freed
+# once, not again when the failure stops the call (the buffer was then kept
+# twice, and handed to two arrays).
+N = 2 * MIB
+results = jit(
+    f"""
+func.func private @two() -> (memref<{N}xf32>, memref<4xf32>)
+func.func @first_of_two() -> f32 {{
+  %a, %b = func.call @two() : () -> (memref<{N}xf32>, memref<4xf32>)
+  %c0 = arith.constant 0 : index
+  %v = memref.load %a[%c0] : memref<{N}xf32>
+  return %v : f32
+}}
+func.func @pair(%v: f32, %w: f32) -> (memref<{N}xf32>, memref<{N}xf32>) {{
+  %a = memref.alloc() : memref<{N}xf32>
+  %b = memref.alloc() : memref<{N}xf32>
+  linalg.fill ins(%v : f32) outs(%a : memref<{N}xf32>)
+  linalg.fill ins(%w : f32) outs(%b : memref<{N}xf32>)
+  return %a, %b : memref<{N}xf32>, memref<{N}xf32>
+}}
+"""
+)
+results.register("two", lambda: (np.ones(N, np.float32), np.ones(4, np.float64)))
+try:
+    results.first_of_two()
+except TypeError as error:
+    # CHECK: result 1 of 'two' (memref<4xf32>): expected an array of dtype float32, got dtype float64
+    print(error)
+a, b = results.pair(1.0, 2.0)
+# CHECK: after a failed conversion, two results apart: False 1.0 2.0
+print("after a failed conversion, two results apart:", np.shares_memory(a, b), a[0], b[0])
+del a, b
+
+# A result that another module's call returned inside a callback is the
+# callback's, not the outer call's: the outer call, stopped, does not free
+# it. (That module's pipeline is its own, so its calls cannot be stopped.)
+inner = jit(
+    f"""
+func.func @filled(%v: f32) -> memref<{N}xf32> {{
+  %a = memref.alloc() : memref<{N}xf32>
+  linalg.fill ins(%v : f32) outs(%a : memref<{N}xf32>)
+  return %a : memref<{N}xf32>
+}}""",
+    pipeline=DEFAULT_PIPELINE.replace("builtin.module(", "builtin.module(canonicalize,"),
+)
+outer = jit(
+    """
+func.func private @keep()
+func.func private @fail()
+func.func @keep_then_fail() {
+  func.call @keep() : () -> ()
+  func.call @fail() : () -> ()
+  return
+}"""
+)
+kept = []
+outer.register("keep", lambda: kept.append(inner.filled(7.0)))
+
+
+def fail():
+    raise RuntimeError("failed")
+
+
+outer.register("fail", fail)
+try:
+    outer.keep_then_fail()
+except RuntimeError:
+    pass
+fresh = inner.filled(1.0)
+# CHECK: a result kept from a stopped call's callback: False 7.0
+print("a result kept from a stopped call's callback:", np.shares_memory(kept[0], fresh), kept[0][0])
+del kept, fresh
+
+# A child forked while other threads allocate gets the kept buffers'
+# lock unlocked: its own allocations do not hang.
+busy = True
+
+
+def allocate():
+    while busy:
+        temporary.through_temporary(MIB, 2.0)
+
+
+threads = [threading.Thread(target=allocate) for _ in range(2)]
+for thread in threads:
+    thread.start()
+outcomes = []
+for _ in range(200):
+    child = os.fork()
+    if child == 0:
+        signal.alarm(10)  # a child that hangs dies of SIGALRM
+        os._exit(0 if temporary.through_temporary(MIB, 3.0) == 3.0 else 1)
+    outcomes.append(os.waitpid(child, 0)[1])
+busy = False
+for thread in threads:
+    thread.join()
+# CHECK: 200 children forked amid allocations, all done: True
+print("200 children forked amid allocations, all done:", all(status == 0 for status in outcomes))

@@ -22,10 +22,10 @@ ERF = np.vectorize(math.erf, otypes=[np.float64])
 # rest (calls to libm) at 1.
 FUNCTIONS = {
     "tanh": (np.tanh, 4),
-    # exp is the pass's own approximation (exp2 of the exponent from bits):
-    # 2 ulp at most over every one of the 2^32 inputs, checked once.
+    # exp is the pass's own approximation (upstream's expm1 calls it): 2 and
+    # 3 ulp at most over every one of the 2^32 inputs, checked once.
     "exp": (np.exp, 2),
-    "expm1": (np.expm1, 2),
+    "expm1": (np.expm1, 3),
     "log1p": (np.log1p, 2),
     "erf": (ERF, 4),
     "acos": (np.arccos, 1),
@@ -130,7 +130,7 @@ for name, (reference, bound) in FUNCTIONS.items():
 
 # CHECK: tanh: max ulp {{[0-9]+}} within 4: True, denormal results: True, infinities and NaN: True, edges: True
 # CHECK-NEXT: exp: max ulp {{[0-9]+}} within 2: True, denormal results: True, infinities and NaN: True, edges: True
-# CHECK-NEXT: expm1: max ulp {{[0-9]+}} within 2: True, denormal results: True, infinities and NaN: True, edges: True
+# CHECK-NEXT: expm1: max ulp {{[0-9]+}} within 3: True, denormal results: True, infinities and NaN: True, edges: True
 # CHECK-NEXT: log1p: max ulp {{[0-9]+}} within 2: True, denormal results: True, infinities and NaN: True, edges: True
 # CHECK-NEXT: erf: max ulp {{[0-9]+}} within 4: True, denormal results: True, infinities and NaN: True, edges: True
 # CHECK-NEXT: acos: max ulp {{[0-9]+}} within 1: True, denormal results: True, infinities and NaN: True, edges: True

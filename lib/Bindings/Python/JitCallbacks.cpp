@@ -29,6 +29,8 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 namespace py = pybind11;
@@ -167,11 +169,17 @@ bool callPython(JitThreadState &state, CallbackSlot &slot, char *argSlots,
     if (!args[converted])
       break;
   }
-  PyObject *returned =
-      converted == count
-          ? PyObject_Vectorcall(slot.function, args,
-                                count | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr)
-          : nullptr;
+  PyObject *returned = nullptr;
+  if (converted == count) {
+    // Jitted code the function runs (a typed call that cannot be stopped, or
+    // one through ctypes) allocates memory of its own, not this call's: the
+    // call, if stopped, must not free it.
+    std::unordered_set<void *> *allocations =
+        std::exchange(state.allocations, nullptr);
+    returned = PyObject_Vectorcall(
+        slot.function, args, count | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
+    state.allocations = allocations;
+  }
   bool stored = returned && storeCallbackResults(slot, returned, resultSlots);
   if (!stored)
     state.error.take();

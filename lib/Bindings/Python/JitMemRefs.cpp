@@ -9,6 +9,7 @@
 #include "mlir-c/ExecutionEngineChecked.h"
 
 #include <malloc.h>
+#include <pthread.h>
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -104,6 +105,11 @@ public:
       std::free(buffer);
   }
 
+  /// Around fork(): the child gets the list unlocked (its one thread is the
+  /// one that forked), as it gets malloc's own locks.
+  void lockForFork() { mutex.lock(); }
+  void unlockAfterFork() { mutex.unlock(); }
+
 private:
   std::mutex mutex;
   std::vector<std::pair<void *, size_t>> buffers; // the oldest first
@@ -112,7 +118,12 @@ private:
 
 /// Never destroyed: arrays may free their memory during the process's exit.
 SpareBuffers &spareBuffers() {
-  static SpareBuffers *spares = new SpareBuffers;
+  static SpareBuffers *spares = [] {
+    pthread_atfork([] { spareBuffers().lockForFork(); },
+                   [] { spareBuffers().unlockAfterFork(); },
+                   [] { spareBuffers().unlockAfterFork(); });
+    return new SpareBuffers;
+  }();
   return *spares;
 }
 
@@ -474,7 +485,7 @@ bool storeMemRefResult(PyObject *object, const ValueSpec &spec,
   if (!copy ||
       PyArray_CopyInto(reinterpret_cast<PyArrayObject *>(copy), array) < 0) {
     Py_XDECREF(copy);
-    releaseMemory(memory);
+    freeMemRef(memory);
     return false;
   }
   Py_DECREF(copy);
@@ -520,7 +531,7 @@ PyObject *loadVector(const ValueSpec &spec, const char *storage) {
 
 void freeMemRefResult(const ValueSpec &spec, int64_t *target) {
   MemRefView descriptor = memRefAt(spec, target);
-  releaseMemory(descriptor.allocated());
+  freeMemRef(descriptor.allocated()); // and no longer the call's to free
   if (spec.unranked)
     std::free(descriptor.words);
 }

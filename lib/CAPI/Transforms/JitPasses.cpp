@@ -85,9 +85,13 @@ struct ExpOfF32 : public OpRewritePattern<math::ExpOp> {
     Value r = fma(k, f32(-0.693359375f), x);
     r = fma(k, f32(2.12194440e-4f), r);
     // e^r on [0, ln 2], fitted for relative error.
-    const float coefficients[] = {1.94851612e-3f, 7.79272243e-3f,
-                                  4.19147052e-2f, 1.66610211e-1f,
-                                  5.00005841e-1f, 9.99999821e-1f, 1.0f};
+    const float coefficients[] = {1.94851612e-3f,
+                                  7.79272243e-3f,
+                                  4.19147052e-2f,
+                                  1.66610211e-1f,
+                                  5.00005841e-1f,
+                                  9.99999821e-1f,
+                                  1.0f};
     Value p = f32(coefficients[0]);
     for (float coefficient : ArrayRef(coefficients).drop_front())
       p = fma(p, r, f32(coefficient));
