@@ -83,18 +83,14 @@ public:
     return nullptr;
   }
 
-  /// Keeps `memory`, of `usable` bytes, freeing the oldest kept buffers
-  /// beyond kSpareBytes.
+  /// Keeps `memory`, of `usable` bytes (at most kSpareBytes), freeing the
+  /// oldest kept buffers beyond kSpareBytes.
   void give(void *memory, size_t usable) {
     std::vector<void *> freed;
     {
       std::lock_guard<std::mutex> lock(mutex);
-      if (usable > kSpareBytes) {
-        freed.push_back(memory);
-      } else {
-        buffers.emplace_back(memory, usable);
-        bytes += usable;
-      }
+      buffers.emplace_back(memory, usable);
+      bytes += usable;
       while (bytes > kSpareBytes) {
         freed.push_back(buffers.front().first);
         bytes -= buffers.front().second;
@@ -170,7 +166,7 @@ void freeMemRef(void *memory) {
 
 void releaseMemory(void *memory) {
   size_t usable = memory ? malloc_usable_size(memory) : 0;
-  if (usable >= kHugePageThreshold)
+  if (usable >= kHugePageThreshold && usable <= SpareBuffers::kSpareBytes)
     spareBuffers().give(memory, usable);
   else
     std::free(memory);
