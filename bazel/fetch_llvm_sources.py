@@ -111,9 +111,14 @@ def find_tarball(name, expected, cache_dir):
     return None, tried
 
 
-def extract(path, out_dir, subtrees):
-    """Extracts the subtrees of the tarball at path into out_dir."""
-    patterns = ["*/%s/*" % subtree for subtree in subtrees]
+def extract(path, top, out_dir, subtrees):
+    """Extracts the subtrees (directories, or single BUILD.bazel files) below
+    the directory `top` of the tarball at path into out_dir."""
+    # Anchored: "*" matches "/" too, and "*/mlir/python/*" would also take
+    # the overlay's utils/bazel/llvm-project-overlay/mlir/python.
+    patterns = [
+        "%s/%s" % (top, s) if s.endswith("/BUILD.bazel") else "%s/%s/*" % (top, s) for s in subtrees
+    ]
     if shutil.which("tar") and shutil.which("xz"):
         subprocess.run(
             ["tar", "-xf", path, "-C", out_dir, "--strip-components=1", "--wildcards"] + patterns,
@@ -150,7 +155,7 @@ def main(name, expected, cache_dir, out_dir, *subtrees):
         os.makedirs(cache_dir, exist_ok=True)
         scratch = tempfile.mkdtemp(dir=cache_dir, prefix=os.path.basename(extracted) + ".")
         try:
-            extract(path, scratch, subtrees)
+            extract(path, name.replace(".orig.tar.xz", ""), scratch, subtrees)
             os.rename(scratch, extracted)
         except OSError:
             # Another fetch finished first.

@@ -5,7 +5,13 @@ by the sha256 the installed revision's .dsc names.
 Only three subtrees (and the C API tests) are extracted: mlir/lib/Bindings/Python,
 mlir/python and mlir/test/python. //bazel:prebuilt_llvm.bzl links them into
 @llvm-project at upstream's paths, so that the binding targets carry upstream's
-overlay names.
+overlay names. The patches of //bazel/upstream_patches are applied to them
+(docs/upstream_api.md says why each is needed).
+
+The release's own Bazel overlay (utils/bazel/llvm-project-overlay) is
+extracted too, its BUILD files only, as overlay/<package>/BUILD.bazel.txt:
+//test/llvm_overlay checks every @llvm-project label of the component against
+it, so that a build with upstream's overlay finds each one.
 
 The tarball (196 MB) is fetched once a machine: it is kept in
 $XDG_CACHE_HOME/mlir_execution_engine (default ~/.cache/mlir_execution_engine),
@@ -26,6 +32,17 @@ SUBTREES = [
     "mlir/test/CAPI",
 ]
 
+# The overlay's BUILD files of the packages the component names, renamed so
+# that they are data here, not packages.
+_OVERLAY = "utils/bazel/llvm-project-overlay"
+OVERLAY_PACKAGES = ["llvm", "mlir", "mlir/python"]
+
+# Patches to the release's sources, in the order they apply (-p1, from the
+# tarball's root).
+_PATCHES = [
+    "//bazel/upstream_patches:thread_context_stack_at_exit.patch",
+]
+
 def _cache_dir(rctx):
     env = rctx.os.environ
     if env.get("LLVM_SOURCE_CACHE"):
@@ -39,24 +56,32 @@ def _impl(rctx):
         fail("llvm_python_sources: python3 not found on PATH (./bazelw installs it)")
     rctx.report_progress("finding %s (sha256 %s)" % (_TARBALL, _SHA256[:12]))
     result = rctx.execute(
-        [python, rctx.path(rctx.attr._fetch), _TARBALL, _SHA256, _cache_dir(rctx), "."] + SUBTREES,
+        [python, rctx.path(rctx.attr._fetch), _TARBALL, _SHA256, _cache_dir(rctx), "."] + SUBTREES +
+        ["%s/%s/BUILD.bazel" % (_OVERLAY, package) for package in OVERLAY_PACKAGES],
         timeout = 3600,
         quiet = False,
     )
     if result.return_code != 0:
         fail("llvm_python_sources: %s%s" % (result.stdout, result.stderr))
+    for patch in _PATCHES:
+        rctx.patch(Label(patch), strip = 1)
+    for package in OVERLAY_PACKAGES:
+        build = "%s/%s/BUILD.bazel" % (_OVERLAY, package)
+        rctx.file("overlay/%s/BUILD.bazel.txt" % package, rctx.read(build), executable = False)
+    rctx.delete("utils")
     rctx.file("WORKSPACE", 'workspace(name = "%s")\n' % rctx.name)
     rctx.file("BUILD", """# upstream's binding sources (%s, sha256 %s),
 # linked into @llvm-project by //bazel:prebuilt_llvm.bzl; use them from there.
 package(default_visibility = ["//visibility:public"])
 
-exports_files(glob(["mlir/**"]))
+exports_files(glob(["mlir/**", "overlay/**"]))
 """ % (_TARBALL, _SHA256))
 
 llvm_python_sources = repository_rule(
     implementation = _impl,
     attrs = {
         "_fetch": attr.label(default = Label("//bazel:fetch_llvm_sources.py"), allow_single_file = True),
+        "_patches": attr.label_list(default = [Label(patch) for patch in _PATCHES], allow_files = True),
     },
     environ = ["LLVM_SOURCE_TARBALL", "LLVM_SOURCE_CACHE", "XDG_CACHE_HOME", "HOME"],
 )

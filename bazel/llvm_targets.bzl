@@ -149,6 +149,24 @@ LLVM_PROJECT_TARGETS = {
         "deps": ["mlir:IR"],
         "lib": "libMLIR",
     },
+    # mlir/BUILD.bazel cc_library "BufferizationDialect".
+    "mlir:BufferizationDialect": {
+        "kind": "cc_library",
+        "hdrs": [
+            "include/mlir/Dialect/Bufferization/IR/Bufferization.h",
+            "include/mlir/Dialect/Bufferization/IR/DstBufferizableOpInterfaceImpl.h",
+            "include/mlir/Dialect/Bufferization/IR/UnstructuredControlFlow.h",
+        ],
+        "deps": ["mlir:ArithDialect", "mlir:IR", "mlir:MemRefDialect", "mlir:TensorDialect"],
+        "lib": "libMLIR",
+    },
+    # mlir/BUILD.bazel cc_library "FuncDialect".
+    "mlir:FuncDialect": {
+        "kind": "cc_library",
+        "hdrs": ["include/mlir/Dialect/Func/IR/*.h"],
+        "deps": ["mlir:IR"],
+        "lib": "libMLIR",
+    },
     # mlir/BUILD.bazel cc_library "MemRefDialect".
     "mlir:MemRefDialect": {
         "kind": "cc_library",
@@ -339,13 +357,6 @@ LLVM_PROJECT_TARGETS = {
         "capi_deps": ["mlir:CAPIIR"],
         "lib": "capi:Async",
     },
-    # mlir/BUILD.bazel mlir_c_api_cc_library "CAPIExportSMTLIB".
-    "mlir:CAPIExportSMTLIB": {
-        "kind": "capi",
-        "hdrs": ["include/mlir-c/Target/ExportSMTLIB.h"],
-        "capi_deps": ["mlir:CAPIIR"],
-        "lib": "capi:ExportSMTLIB",
-    },
     # mlir/BUILD.bazel mlir_c_api_cc_library "CAPIGPU".
     "mlir:CAPIGPU": {
         "kind": "capi",
@@ -388,12 +399,16 @@ LLVM_PROJECT_TARGETS = {
         "capi_deps": ["mlir:CAPIIR"],
         "lib": "capi:Quant",
     },
-    # mlir/BUILD.bazel mlir_c_api_cc_library "CAPISMT".
+    # mlir/BUILD.bazel mlir_c_api_cc_library "CAPISMT" (the SMT dialect's C
+    # API and its SMT-LIB export: in 22.1.8 one target, two archives).
     "mlir:CAPISMT": {
         "kind": "capi",
-        "hdrs": ["include/mlir-c/Dialect/SMT.h"],
+        "hdrs": [
+            "include/mlir-c/Dialect/SMT.h",
+            "include/mlir-c/Target/ExportSMTLIB.h",
+        ],
         "capi_deps": ["mlir:CAPIIR"],
-        "lib": "capi:SMT",
+        "lib": "capi:SMT,ExportSMTLIB",
     },
     # mlir/BUILD.bazel mlir_c_api_cc_library "CAPISparseTensor".
     "mlir:CAPISparseTensor": {
@@ -449,5 +464,21 @@ LLVM_PROJECT_TARGETS = {
     "mlir:libmlir_runner_utils.so": {
         "kind": "shared_library",
         "lib": "lib:libmlir_runner_utils.so",
+    },
+    # mlir/BUILD.bazel cc_binary "libmlir_async_runtime.so" (linkshared).
+    "mlir:libmlir_async_runtime.so": {
+        "kind": "shared_library",
+        "lib": "lib:libmlir_async_runtime.so",
+    },
+    # mlir/BUILD.bazel cc_binary "libmlir_float16_utils.so" (linkshared).
+    "mlir:libmlir_float16_utils.so": {
+        "kind": "shared_library",
+        "lib": "lib:libmlir_float16_utils.so",
+    },
+    # mlir/BUILD.bazel cc_binary "libmlir_apfloat_utils.so" (linkshared):
+    # what upstream's CMake, and so Debian, names libmlir_apfloat_wrappers.so.
+    "mlir:libmlir_apfloat_utils.so": {
+        "kind": "shared_library",
+        "lib": "lib:libmlir_apfloat_wrappers.so",
     },
 }

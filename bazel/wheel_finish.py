@@ -9,7 +9,9 @@ Usage: wheel_finish.py REPAIRED_DIR OUTPUT_DIR (patchelf and dpkg-query on PATH)
   wheel's `licenses/bundled/`: the copyright file of the Debian package whose
   file it is (same name, same hash), the common licenses that refers to, and
   LIBRARIES.txt saying which package and version each library is. A library
-  no single package installed stops the build.
+  no single package installed stops the build. So do MLIR's runtime libraries
+  in mlir/_mlir_libs (libmlir_*.so, copies renamed by
+  //bazel:runtime_libraries.sh): their notices are their package's.
 """
 
 import glob
@@ -42,7 +44,11 @@ def main(repaired_dir, output_dir):
         for name in entries:
             with open(os.path.join(tmp, name), "rb") as f:
                 contents[name] = f.read()
-    libs = sorted(n for n in entries if n.split("/")[0].endswith(".libs"))
+    libs = sorted(
+        n
+        for n in entries
+        if n.split("/")[0].endswith(".libs") or re.fullmatch(r"mlir/_mlir_libs/libmlir_\w+\.so", n)
+    )
     if libs:
         notices = bundled_notices(libs)
         for path, text in notices.items():
@@ -112,27 +118,31 @@ def bundled_from(lib):
     """(original file name, Debian package with its architecture, version) of
     the bundled library `lib`. auditwheel names a copy by inserting the first
     8 hex digits of the original's sha256 before the first dot:
-    libLLVM.so.22.1 -> libLLVM-1bdef530.so.22.1."""
+    libLLVM.so.22.1 -> libLLVM-1bdef530.so.22.1. An MLIR runtime library
+    libmlir_X.so is a patched copy of libmlir_X.so.<version>: found by name."""
     base, _, extension = os.path.basename(lib).partition(".")
-    match = re.fullmatch(r"(.+)-([0-9a-f]{8})", base)
-    if not match:
-        fail(f"{lib} is not named as auditwheel names the libraries it bundles")
-    original = f"{match.group(1)}.{extension}"
-    result = subprocess.run(
-        ["dpkg-query", "--search", f"*/{original}"], capture_output=True, text=True
-    )
+    if lib.startswith("mlir/_mlir_libs/"):
+        pattern, digest = f"*/{base}.so.*", None
+    else:
+        match = re.fullmatch(r"(.+)-([0-9a-f]{8})", base)
+        if not match:
+            fail(f"{lib} is not named as auditwheel names the libraries it bundles")
+        pattern, digest = f"*/{match.group(1)}.{extension}", match.group(2)
+    result = subprocess.run(["dpkg-query", "--search", pattern], capture_output=True, text=True)
     owners = set()
     for line in result.stdout.splitlines():
         packages, _, path = line.partition(": ")
         if line.startswith("diversion by") or not os.path.isfile(path) or os.path.islink(path):
             continue
-        with open(path, "rb") as f:
-            if hashlib.sha256(f.read()).hexdigest()[:8] != match.group(2):
-                continue
+        if digest:
+            with open(path, "rb") as f:
+                if hashlib.sha256(f.read()).hexdigest()[:8] != digest:
+                    continue
+        original = os.path.basename(path)
         owners.update(p.strip() for p in packages.split(","))
     if len(owners) != 1:
         fail(
-            f"auditwheel bundled {original} as {lib}, which is not the file of exactly one "
+            f"the wheel bundles {lib}, whose original ({pattern[2:]}) is not the file of exactly one "
             f"Debian package (owners: {sorted(owners) or 'none'}), so its license notice is unknown. "
             "Build the wheel against LLVM/MLIR and libraries installed from Debian's packages."
         )

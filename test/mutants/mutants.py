@@ -712,6 +712,22 @@ MUTANTS = [
         "tests": [PY + "jit_buffer_reuse"],
         "why": "every freed large buffer is kept: memory the program freed is never returned",
     },
+    {
+        "name": "unclone_drops_type_changing_clone",
+        "file": "lib/CAPI/Transforms/UncloneReturnedArguments.cpp",
+        "search": "} else if (castsExactly(input.getType(), clone.getType())) {",
+        "replace": "} else if (true) {\n          clone.replaceAllUsesWith(input);\n          clone.erase();\n        } else if (false) {",
+        "tests": [PY + "jit_tensors"],
+        "why": "a clone that changes the type is removed whole: the function returns a value of the wrong type and fails to compile",
+    },
+    {
+        "name": "unclone_keeps_clones",
+        "file": "lib/CAPI/Transforms/UncloneReturnedArguments.cpp",
+        "search": "clones.push_back(clone);",
+        "replace": "(void)clone;",
+        "tests": [PY + "jit_tensors"],
+        "why": "a returned argument is a copy, not a view of the caller's array",
+    },
 ]
 
 # Run by CI (`run.py --sample`): one C API mutant, two C++ and two Python.

@@ -277,7 +277,7 @@ expect_error("typed call with a wrong shape", lambda: TYPED.first(np.zeros(5, np
 expect_error("typed call with callbacks missing", lambda: TYPED.call(1))
 
 # CHECK-LABEL: CASE: MLIR runtime function without its library
-# CHECK: RuntimeError: callbacks declared in the module are not registered: printMemrefF32; register them with JitModule.register(name, fn) or @JitModule.callback(name) before the first call (printMemrefF32: MLIR's runtime libraries define these, and the package does not ship them: pass shared_libs=[.../libmlir_c_runner_utils.so, .../libmlir_runner_utils.so] (libmlir_async_runtime.so for async) from an LLVM/MLIR 22 install, such as Debian's libmlir-22-dev in /usr/lib/llvm-22/lib)
+# CHECK: RuntimeError: callbacks declared in the module are not registered: printMemrefF32; register them with JitModule.register(name, fn) or @JitModule.callback(name) before the first call (printMemrefF32: MLIR's runtime libraries define these, which the package carries in mlir/_mlir_libs: pass shared_libs=['{{.*}}/mlir/_mlir_libs/libmlir_c_runner_utils.so', '{{.*}}/mlir/_mlir_libs/libmlir_runner_utils.so'] (libmlir_async_runtime.so for async))
 expect_error(
     "MLIR runtime function without its library",
     lambda: jit("""

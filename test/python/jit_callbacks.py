@@ -268,11 +268,14 @@ def testGILReleasedInLoops():
             first = first or last
     thread.join()
     spread = last - first if first else 0.0
+    # With the GIL held, the main thread would see the call only around its
+    # edges (a switch interval, 5 ms); on a loaded machine it sees less than
+    # all of it, hence a fifth.
     # CHECK: Python ran during the call: True
     print(
         "Python ran during the call:",
-        spread > 0.5 * call[0],
-        "" if spread > 0.5 * call[0] else f"for {spread:.3f} s of {call[0]:.3f} s",
+        spread > 0.2 * call[0],
+        "" if spread > 0.2 * call[0] else f"for {spread:.3f} s of {call[0]:.3f} s",
     )
 
     def concurrently():

@@ -131,6 +131,52 @@ def testResultsThatAreArguments():
     print("copy:", calls.slice(y).tolist(), np.shares_memory(calls.slice(y), y))
 
 
+# CHECK-LABEL: TEST: testReturnedArgumentsUnderEveryPipeline
+def testReturnedArgumentsUnderEveryPipeline():
+    # An argument returned through a tensor.cast (static to dynamic or back)
+    # or a slice of constant sizes is a view of the caller's array under
+    # every pipeline (the deallocation pass's clone changed the type, and
+    # was removed whole: an invalid return).
+    source = """
+    func.func @to_dynamic(%a: tensor<4x4xf32>) -> tensor<?x?xf32> {
+      %r = tensor.cast %a : tensor<4x4xf32> to tensor<?x?xf32>
+      return %r : tensor<?x?xf32>
+    }
+    func.func @to_static(%a: tensor<?x?xf32>) -> tensor<4x4xf32> {
+      %r = tensor.cast %a : tensor<?x?xf32> to tensor<4x4xf32>
+      return %r : tensor<4x4xf32>
+    }
+    func.func @slice(%a: tensor<8x8xf32>) -> tensor<4x4xf32> {
+      %r = tensor.extract_slice %a[1, 2] [4, 4] [1, 1] : tensor<8x8xf32> to tensor<4x4xf32>
+      return %r : tensor<4x4xf32>
+    }
+    func.func @slice_to_dynamic(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
+      %s = tensor.extract_slice %a[1, 2] [4, 4] [1, 1] : tensor<?x?xf32> to tensor<4x4xf32>
+      %r = tensor.cast %s : tensor<4x4xf32> to tensor<?x?xf32>
+      return %r : tensor<?x?xf32>
+    }
+    """
+    square = np.arange(16, dtype=np.float32).reshape(4, 4)
+    big = np.arange(64, dtype=np.float32).reshape(8, 8)
+    calls = [
+        ("to_dynamic", square),
+        ("to_static", square),
+        ("slice", big),
+        ("slice_to_dynamic", big),
+    ]
+    # CHECK: default: to_dynamic view True, to_static view True, slice view True, slice_to_dynamic view True
+    # CHECK: fast: to_dynamic view True, to_static view True, slice view True, slice_to_dynamic view True
+    for name, pipeline in [("default", None), ("fast", FAST_PIPELINE)]:
+        module = jit(source, pipeline=pipeline)
+        seen = []
+        for function, array in calls:
+            result = getattr(module, function)(array)
+            expected = array[1:5, 2:6] if array is big else array
+            assert (result == expected).all(), (name, function, result)
+            seen.append(f"{function} view {np.shares_memory(result, array)}")
+        print(f"{name}:", ", ".join(seen))
+
+
 # CHECK-LABEL: TEST: testElementwiseOnTensors
 def testElementwiseOnTensors():
     module = jit(ELEMENTWISE)
@@ -521,6 +567,7 @@ def testFastPipeline():
 
 
 run(testResultsThatAreArguments)
+run(testReturnedArgumentsUnderEveryPipeline)
 run(testElementwiseOnTensors)
 run(testMatmulAndReductions)
 run(testTemporariesAreFreed)

@@ -7,7 +7,9 @@
 # pip-installed into a venv from local files (--no-index: nothing is
 # downloaded at test time) and scenario.py runs: the callback example, a typed
 # memref call, a tensor kernel through FAST_PIPELINE and a warm start from the
-# object cache. Builds each wheel with ./bazelw and PYTHON_BIN_PATH (3.13 from
+# object cache; then test/python/client_runtime_libraries.py, a client of
+# upstream's bindings using MLIR's runtime libraries from mlir/_mlir_libs,
+# its output checked by FileCheck outside the root. Builds each wheel with ./bazelw and PYTHON_BIN_PATH (3.13 from
 # pyenv or PATH); arguments are Bazel startup options (CI's output root).
 # Needs root and debootstrap. Prints "wheel_machines: PASSED" or "FAILED".
 #   bash test/wheel/machines.sh [--output_user_root=DIR]
@@ -62,7 +64,8 @@ check_machine() { # SUITE X.Y
   if [ "$status" -eq 0 ]; then
     mkdir -p "$root/root/wheels" &&
       build_wheels "$2" "$root/root/wheels" &&
-      cp "$repository/test/wheel/scenario.py" "$root/root/wheels/" &&
+      cp "$repository/test/wheel/scenario.py" "$repository/test/python/client_runtime_libraries.py" \
+        "$root/root/wheels/" &&
       mount_in_root proc proc /proc &&
       mount_in_root bind /dev /dev || status=1
   fi
@@ -77,9 +80,12 @@ check_machine() { # SUITE X.Y
         $pip --find-links . --require-hashes -r requirements.txt
         $pip mlir_execution_engine-*.whl
         /root/venv/bin/python scenario.py /root/venv
+        /root/venv/bin/python client_runtime_libraries.py >client.output
       ' >"$root.output" 2>&1 </dev/null || status=$?
-    cat "$root.output"
+    cat "$root.output" "$root/root/wheels/client.output"
     grep -qxF "wheel scenario: OK" "$root.output" || status=1
+    "$(llvm-config-22 --bindir)/FileCheck" "$repository/test/python/client_runtime_libraries.py" \
+      <"$root/root/wheels/client.output" || status=1
   fi
   remove_root
   if [ "$status" -ne 0 ]; then

@@ -110,6 +110,17 @@ class WheelTest(unittest.TestCase):
         print(output)
         self.assertIn("callback_test(42.0, 2) = 44.0", output)
         self.assertIn("wheel scenario: OK", output)
+        # A client of upstream's bindings: MLIR's runtime libraries from
+        # mlir/_mlir_libs, a Context left entered at exit; its CHECK lines.
+        client = shutil.copy(runfile("*/test/python/client_runtime_libraries.py"), self.tmp)
+        output = self.run_ok(python, client)
+        filecheck = subprocess.run(
+            [runfile("llvm-project/llvm/bin/FileCheck"), client],
+            input=output,
+            capture_output=True,
+            text=True,
+        )
+        self.assertEqual(filecheck.returncode, 0, output + filecheck.stderr)
         return venv, python, info
 
     def test_oldest(self):
@@ -148,9 +159,11 @@ class WheelTest(unittest.TestCase):
         # Each bundled library's license notice, from the Debian package it came from.
         licenses = self.query(python)["licenses"]
         listing = licenses["bundled/LIBRARIES.txt"]
-        for library in bundled:
+        runtime = glob.glob(os.path.join(site, "mlir", "_mlir_libs", "libmlir_*.so"))
+        self.assertEqual(len(runtime), 5, runtime)
+        for library in bundled + runtime:
             line = re.search(
-                rf"^mlir_execution_engine\.libs/{re.escape(os.path.basename(library))}: .*, (\S+)$",
+                rf"^{re.escape(os.path.relpath(library, site))}: .*, (\S+)$",
                 listing,
                 re.MULTILINE,
             )

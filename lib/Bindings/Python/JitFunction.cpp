@@ -543,16 +543,6 @@ void populateJitFunctions(py::module_ &m) {
       "from it stay as they were.");
 
   m.def(
-      "_unclone_returned_arguments",
-      [](py::object module) {
-        uncloneReturnedArguments(unwrapCapsule(
-            module, mlirPythonCapsuleToModule, "an mlir.ir.Module"));
-      },
-      py::arg("module"),
-      "After bufferization: return arguments (or views of them) that the "
-      "deallocation pass cloned, so that results alias them.");
-
-  m.def(
       "_call_packed",
       [](py::object function, py::tuple arguments, py::object foreignErrors) {
         if (!foreignErrors.is_none() && !PyList_Check(foreignErrors.ptr()))

@@ -8,7 +8,6 @@
 #include "mlir-c/BuiltinTypes.h"
 
 #include <algorithm>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -260,100 +259,6 @@ void markTensorArgumentsImmutable(MlirOperation function) {
     mlirOperationSetAttributeByName(
         function, mlirStringRefCreateFromCString("arg_attrs"),
         mlirArrayAttrGet(context, dictionaries.size(), dictionaries.data()));
-}
-
-namespace {
-
-bool isNamed(MlirOperation op, const char *name) {
-  MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(op));
-  return mlirStringRefEqual(opName, mlirStringRefCreateFromCString(name));
-}
-
-/// Whether `value` is an argument of `function`, or a view of one (through
-/// ops whose result shares their first operand's buffer).
-bool viewsArgumentOf(MlirValue value, MlirBlock entry) {
-  static const char *const views[] = {
-      "memref.cast",         "memref.subview",        "memref.reinterpret_cast",
-      "memref.expand_shape", "memref.collapse_shape", "memref.transpose"};
-  while (mlirValueIsAOpResult(value)) {
-    MlirOperation op = mlirOpResultGetOwner(value);
-    if (std::none_of(std::begin(views), std::end(views),
-                     [&](const char *name) { return isNamed(op, name); }))
-      return false;
-    value = mlirOperationGetOperand(op, 0);
-  }
-  return mlirBlockEqual(mlirBlockArgumentGetOwner(value), entry);
-}
-
-/// The names of the functions the module's own code refers to (calls, or
-/// takes as a value), found with an explicit stack: IR may nest deeply.
-std::set<std::string> referencedFunctions(MlirModule module) {
-  std::set<std::string> names;
-  std::vector<MlirOperation> stack{mlirModuleGetOperation(module)};
-  while (!stack.empty()) {
-    MlirOperation op = stack.back();
-    stack.pop_back();
-    for (const char *name : {"callee", "value"}) {
-      MlirAttribute attribute = mlirOperationGetAttributeByName(
-          op, mlirStringRefCreateFromCString(name));
-      if (!mlirAttributeIsNull(attribute) &&
-          mlirAttributeIsAFlatSymbolRef(attribute)) {
-        MlirStringRef value = mlirFlatSymbolRefAttrGetValue(attribute);
-        names.emplace(value.data, value.length);
-      }
-    }
-    for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); ++r)
-      for (MlirBlock block =
-               mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
-           !mlirBlockIsNull(block); block = mlirBlockGetNextInRegion(block))
-        for (MlirOperation inner = mlirBlockGetFirstOperation(block);
-             !mlirOperationIsNull(inner);
-             inner = mlirOperationGetNextInBlock(inner))
-          stack.push_back(inner);
-  }
-  return names;
-}
-
-} // namespace
-
-void uncloneReturnedArguments(MlirModule module) {
-  // A function the module calls keeps its clones: the caller's deallocation
-  // owns (and frees) what a call returns.
-  std::set<std::string> referenced = referencedFunctions(module);
-  for (MlirOperation function =
-           mlirBlockGetFirstOperation(mlirModuleGetBody(module));
-       !mlirOperationIsNull(function);
-       function = mlirOperationGetNextInBlock(function)) {
-    if (!isNamed(function, "func.func"))
-      continue;
-    MlirAttribute symbol = mlirOperationGetAttributeByName(
-        function, mlirStringRefCreateFromCString("sym_name"));
-    MlirStringRef name = mlirStringAttrGetValue(symbol);
-    if (referenced.count(std::string(name.data, name.length)))
-      continue;
-    MlirRegion body = mlirOperationGetRegion(function, 0);
-    MlirBlock entry = mlirRegionGetFirstBlock(body);
-    std::vector<MlirOperation> clones;
-    for (MlirBlock block = entry; !mlirBlockIsNull(block);
-         block = mlirBlockGetNextInRegion(block))
-      for (MlirOperation op = mlirBlockGetFirstOperation(block);
-           !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-        if (!isNamed(op, "bufferization.clone"))
-          continue;
-        MlirOpOperand use = mlirValueGetFirstUse(mlirOperationGetResult(op, 0));
-        if (mlirOpOperandIsNull(use) ||
-            !mlirOpOperandIsNull(mlirOpOperandGetNextUse(use)) ||
-            !isNamed(mlirOpOperandGetOwner(use), "func.return") ||
-            !viewsArgumentOf(mlirOperationGetOperand(op, 0), entry))
-          continue;
-        clones.push_back(op);
-      }
-    for (MlirOperation clone : clones) {
-      mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(clone, 0),
-                                    mlirOperationGetOperand(clone, 0));
-      mlirOperationDestroy(clone);
-    }
-  }
 }
 
 Signature describeSignature(MlirOperation function, const std::string &name,

@@ -100,14 +100,6 @@ Signature describeSignature(MlirOperation function, const std::string &name,
 /// bufferization copies it rather than write to the caller's array.
 void markTensorArgumentsImmutable(MlirOperation function);
 
-/// After bufferization and its deallocation pass, which clones a returned
-/// buffer that is (a view of) an argument so that every result is the
-/// caller's own: returns the argument itself instead, so that the caller
-/// gets a view of its array, as for memrefs. Only clones whose one use is a
-/// `func.return` of a function of `module` that no code of the module calls,
-/// and whose operand is an argument of that function or a view of one.
-void uncloneReturnedArguments(MlirModule module);
-
 /// Size and alignment of a value held in memory: memrefs as their
 /// descriptor.
 size_t sizeOf(const ValueSpec &spec);

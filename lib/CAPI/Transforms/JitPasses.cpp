@@ -631,5 +631,6 @@ void mlirRegisterJitPasses(void) {
     registerParallelFusionPass();
     PassRegistration<RegisterAccumulatorsPass>();
     PassRegistration<SequentialLoopsPass>();
+    registerUncloneReturnedArgumentsPass();
   });
 }

@@ -14,4 +14,7 @@ void registerParallelFusionPass();
 /// jit-parallel-reductions (ParallelReductions.cpp).
 void registerParallelReductionsPass();
 
+/// jit-unclone-returned-arguments (UncloneReturnedArguments.cpp).
+void registerUncloneReturnedArgumentsPass();
+
 #endif // LIB_CAPI_TRANSFORMS_PASSES_H

@@ -120,7 +120,6 @@ def _lower(
             "a module that uses tensors leaves freeing memory to it, so "
             "it may not memref.dealloc)",
         )
-        _native._unclone_returned_arguments(module)
     _run_pipeline(module, pipeline or DEFAULT_PIPELINE, "Failure while executing pass pipeline")
     if state.slots:
         _native._add_callback_trampolines(module, list(state.slots.values()))

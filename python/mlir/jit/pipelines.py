@@ -73,15 +73,16 @@ _PARALLEL_LOWERING = (
 # uncopied), and deallocation of the buffers it allocates. Tensor arguments
 # are values: jit() declares them `bufferization.writable = false` unless
 # they say otherwise, so bufferization copies one before writing to it.
+# The deallocation pass makes every result the caller's own, cloning a
+# returned argument: jit-unclone-returned-arguments returns the argument
+# itself instead, which the caller gets as a view of its array.
 _BUFFERIZATION = (
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=fully-dynamic-layout-map},"
-    "buffer-deallocation-pipeline"
+    "buffer-deallocation-pipeline,jit-unclone-returned-arguments"
 )
 # Runs first on a module that uses tensors, unless its pipeline bufferizes
-# (as FAST_PIPELINE does). The deallocation pass makes every result the
-# caller's own, cloning a returned argument: jit() then returns the
-# argument itself instead, which the caller gets as a view of its array.
+# (as FAST_PIPELINE does).
 BUFFERIZATION_PIPELINE = f"builtin.module({_BUFFERIZATION})"
 
 # The schedule of schedules/fast.mlir (tiling, packing and vectorizing

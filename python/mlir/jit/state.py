@@ -4,11 +4,12 @@ or compiled by the first call) and its callbacks."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 from typing import Any
 
-from .. import ir
+from .. import _mlir_libs, ir
 from .._engine import ExecutionEngine
 from .._mlir_libs import _mlirExecutionEngine as _native
 
@@ -19,6 +20,11 @@ _MLIR_RUNTIME_FUNCTION = re.compile(
     r"(_mlir_ciface_)?(printMemref\w*|verifyMemRef\w*|stdSort\w+|rtclock|nanoTime|"
     r"print(F16|BF16|F32|F64|I64|U64|Newline|Comma|Open|Close|String|Flops)|mlirAsyncRuntime\w*)"
 )
+
+
+def _runtime_library(name: str) -> str:
+    """The path of MLIR's runtime library `name` in the package."""
+    return os.path.join(os.path.dirname(_mlir_libs.__file__), name)
 
 
 class _JitState:
@@ -100,11 +106,10 @@ class _JitState:
                 "@JitModule.callback(name) before the first call"
                 + (
                     f" ({', '.join(runtime)}: MLIR's runtime libraries define "
-                    "these, and the package does not ship them: pass "
-                    "shared_libs=[.../libmlir_c_runner_utils.so, "
-                    ".../libmlir_runner_utils.so] (libmlir_async_runtime.so for "
-                    "async) from an LLVM/MLIR 22 install, such as Debian's "
-                    "libmlir-22-dev in /usr/lib/llvm-22/lib)"
+                    "these, which the package carries in mlir/_mlir_libs: pass "
+                    f"shared_libs=[{_runtime_library('libmlir_c_runner_utils.so')!r}, "
+                    f"{_runtime_library('libmlir_runner_utils.so')!r}] "
+                    "(libmlir_async_runtime.so for async))"
                     if runtime
                     else ""
                 )
