@@ -3,7 +3,8 @@
 // What calls of a module's functions may do, decided on its IR before it is
 // lowered: whether they may run long without calling back (a binding may
 // then release its interpreter's lock), call anything, or allocate; and
-// whether only the module's own code runs between a call and a callback.
+// whether only the module's own code runs between a call and a callback;
+// which arguments they may write.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +36,13 @@ typedef struct MlirJitCallProperties {
 MLIR_CAPI_EXPORTED MlirJitCallProperties
 mlirJitFunctionGetCallProperties(MlirOperation function, intptr_t numCallbacks,
                                  MlirStringRef const *callbacks);
+
+/// Whether calls of `function`, a function-like op with one region, may
+/// write the memory of its memref argument `index` (or of a view of it):
+/// an op's memory effects say so, or an op that does not say (a call, a
+/// loop passing it on) reaches it.
+MLIR_CAPI_EXPORTED bool mlirJitFunctionMayWriteArgument(MlirOperation function,
+                                                        intptr_t index);
 
 /// Whether every op in `module` lowers, through this project's pipelines, to
 /// the module's own code and to C library functions that never call back,

@@ -247,12 +247,56 @@ static void testOtherDialects(MlirContext ctx) {
                   "}");
 }
 
+/// Prints, for each argument of the module's function `@f`, whether calls
+/// of it may write the argument's memory.
+static void printWrites(MlirContext ctx, const char *name, const char *source) {
+  MlirModule module = parse(ctx, source);
+  MlirSymbolTable table = mlirSymbolTableCreate(mlirModuleGetOperation(module));
+  MlirOperation f =
+      mlirSymbolTableLookup(table, mlirStringRefCreateFromCString("f"));
+  printf("%s:", name);
+  MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(f, 0));
+  for (intptr_t i = 0; i < mlirBlockGetNumArguments(entry); ++i)
+    printf(" %d", mlirJitFunctionMayWriteArgument(f, i));
+  printf("\n");
+  mlirSymbolTableDestroy(table);
+  mlirModuleDestroy(module);
+}
+
+#define M "memref<?xf32>"
+static void testArgumentWrites(MlirContext ctx) {
+  // CHECK: linalg ins, outs: 0 1
+  printWrites(ctx, "linalg ins, outs",
+              "func.func @f(%a: " M ", %b: " M ") {\n"
+              "  linalg.copy ins(%a : " M ") outs(%b : " M ")\n"
+              "  return\n}");
+  // CHECK: load, store through a subview: 0 1
+  printWrites(ctx, "load, store through a subview",
+              "func.func @f(%a: " M ", %b: " M ") {\n"
+              "  %c0 = arith.constant 0 : index\n"
+              "  %c1 = arith.constant 1 : index\n"
+              "  %v = memref.load %a[%c0] : " M "\n"
+              "  %s = memref.subview %b[1] [1] [1] : " M
+              " to memref<1xf32, strided<[1], offset: 1>>\n"
+              "  memref.store %v, %s[%c0] : memref<1xf32, strided<[1], "
+              "offset: 1>>\n"
+              "  return\n}");
+  // CHECK: passed to a call, returned, a scalar: 1 0 0
+  printWrites(ctx, "passed to a call, returned, a scalar",
+              "func.func private @g(" M ")\n"
+              "func.func @f(%a: " M ", %b: " M ", %x: f32) -> " M " {\n"
+              "  func.call @g(%a) : (" M ") -> ()\n"
+              "  return %b : " M "\n}");
+}
+#undef M
+
 int main(void) {
   MlirContext ctx = createContext();
   testLoopsAndBranches(ctx);
   testCalls(ctx);
   testAllocations(ctx);
   testOtherDialects(ctx);
+  testArgumentWrites(ctx);
   mlirContextDestroy(ctx);
   return 0;
 }

@@ -721,6 +721,22 @@ MUTANTS = [
         "why": "a clone that changes the type is removed whole: the function returns a value of the wrong type and fails to compile",
     },
     {
+        "name": "overlapping_inputs_not_copied",
+        "file": BINDINGS + "JitFunction.cpp",
+        "search": "if (spec.mayWrite || spec.writableTensor ||",
+        "replace": "if (true || spec.mayWrite || spec.writableTensor ||",
+        "tests": [PY + "jit_overlapping_arguments"],
+        "why": "an input overlapping an output is read while it is written: a running prefix, or a race under FAST_PIPELINE",
+    },
+    {
+        "name": "argument_writes_by_effects_ignored",
+        "file": "lib/Analysis/ArgumentWrites.cpp",
+        "search": "return isa<MemoryEffects::Write, MemoryEffects::Free>(e.getEffect()) &&",
+        "replace": "return isa<MemoryEffects::Free>(e.getEffect()) &&",
+        "tests": [PY + "jit_overlapping_arguments"],
+        "why": "an argument that linalg or memref.store writes is taken for an input: nothing is copied",
+    },
+    {
         "name": "unclone_keeps_clones",
         "file": "lib/CAPI/Transforms/UncloneReturnedArguments.cpp",
         "search": "clones.push_back(clone);",

@@ -58,7 +58,7 @@ print("runtime libraries:", *[os.path.basename(runtime_library(n)) for n in NAME
 # Each loads by its path alone, in a process without the package.
 for name in NAMES:
     code = "import ctypes, sys; ctypes.CDLL(sys.argv[1]); print('loaded')"
-    result = os.popen(f"{sys.executable} -S -c \"{code}\" {runtime_library(name)} 2>&1").read()
+    result = os.popen(f'{sys.executable} -S -c "{code}" {runtime_library(name)} 2>&1').read()
     assert result == "loaded\n", (name, result)
 # CHECK-NEXT: each loads alone
 print("each loads alone")
@@ -78,13 +78,20 @@ def c_interface(op):
 
 
 def build_module():
-    f32, f64, i64, index = F32Type.get(), F64Type.get(), IntegerType.get_signless(64), IndexType.get()
+    f32, f64, i64, index = (
+        F32Type.get(),
+        F64Type.get(),
+        IntegerType.get_signless(64),
+        IndexType.get(),
+    )
     matrix = MemRefType.get([2, 3], f32)
     module = Module.create()
     with InsertionPoint(module.body):
         get_factor = c_interface(func.FuncOp("get_factor", ([], [f32]), visibility="private"))
         print_memref = c_interface(
-            func.FuncOp("printMemrefF32", ([UnrankedMemRefType.get(f32, None)], []), visibility="private")
+            func.FuncOp(
+                "printMemrefF32", ([UnrankedMemRefType.get(f32, None)], []), visibility="private"
+            )
         )
         rtclock = func.FuncOp("rtclock", ([], [f64]), visibility="private")
         nano_time = c_interface(func.FuncOp("nanoTime", ([], [i64]), visibility="private"))
@@ -108,7 +115,9 @@ def build_module():
                 memref.StoreOp(arith.MulFOp(value, factor).result, buffer, [i, j])
 
             for_each(2, lambda i: for_each(3, lambda j: scale(i, j)))
-            func.CallOp(print_memref, [memref.CastOp(UnrankedMemRefType.get(f32, None), buffer).result])
+            func.CallOp(
+                print_memref, [memref.CastOp(UnrankedMemRefType.get(f32, None), buffer).result]
+            )
 
         @func.FuncOp.from_py_func(matrix)
         def timed(buffer):
@@ -139,7 +148,10 @@ with Context(), Location.unknown():
     ).run(module.operation)
     engine = ExecutionEngine(
         module,
-        shared_libs=[runtime_library("libmlir_c_runner_utils.so"), runtime_library("libmlir_runner_utils.so")],
+        shared_libs=[
+            runtime_library("libmlir_c_runner_utils.so"),
+            runtime_library("libmlir_runner_utils.so"),
+        ],
     )
 
     @ctypes.CFUNCTYPE(ctypes.c_float)

@@ -305,6 +305,38 @@ bool overlap(PyObject *a, PyObject *b) {
   return aFirst < bLast && bFirst < aLast;
 }
 
+PyObject *copyWithLayout(PyObject *object) {
+  auto *array = reinterpret_cast<PyArrayObject *>(object);
+  auto [first, last] = bounds(array);
+  if (PyArray_SIZE(array) == 0)
+    last = first;
+  npy_intp span = last - first;
+  PyObject *bytes = PyArray_SimpleNew(1, &span, NPY_UINT8);
+  if (!bytes)
+    return nullptr;
+  char *copy = static_cast<char *>(
+      PyArray_DATA(reinterpret_cast<PyArrayObject *>(bytes)));
+  std::memcpy(copy, first, span);
+  PyArray_Descr *descr = PyArray_DESCR(array);
+  Py_INCREF(descr); // stolen by PyArray_NewFromDescr
+  PyObject *result = PyArray_NewFromDescr(
+      &PyArray_Type, descr, PyArray_NDIM(array), PyArray_DIMS(array),
+      PyArray_STRIDES(array),
+      copy + (static_cast<const char *>(PyArray_DATA(array)) - first),
+      NPY_ARRAY_WRITEABLE, nullptr);
+  if (!result) {
+    Py_DECREF(bytes);
+    return nullptr;
+  }
+  // Steals `bytes`, also when it fails.
+  if (PyArray_SetBaseObject(reinterpret_cast<PyArrayObject *>(result), bytes) <
+      0) {
+    Py_DECREF(result);
+    return nullptr;
+  }
+  return result;
+}
+
 PyObject *memRefToArray(const ValueSpec &spec, MemRefView descriptor,
                         PyObject *base, bool writeable) {
   npy_intp itemsize = PyDataType_ELSIZE(descrOf(spec));

@@ -72,6 +72,12 @@ void storeZeroMemRef(const ValueSpec &spec, int64_t *target);
 /// bounds).
 bool overlap(PyObject *a, PyObject *b);
 
+/// A new numpy array (or null, with a Python error) of `array`'s dtype,
+/// shape and strides over a copy of the bytes it spans: every layout
+/// property a memref type may fix (static strides, alignment of the
+/// elements) stays as it was.
+PyObject *copyWithLayout(PyObject *array);
+
 /// A numpy array over the memory `descriptor` describes (of its rank). `base`
 /// (stolen) keeps that memory alive, or is null for a view valid only during a
 /// callback.

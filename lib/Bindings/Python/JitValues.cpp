@@ -6,6 +6,7 @@
 #include "mlir-c/AffineMap.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/JitCallProperties.h"
 
 #include <algorithm>
 #include <string>
@@ -285,6 +286,10 @@ Signature describeSignature(MlirOperation function, const std::string &name,
     bool readOnly = isReadOnly(function, i, type, label);
     signature.args.push_back(
         describeValue(type, std::move(label), dtypes[i], readOnly));
+    signature.args.back().mayWrite =
+        !readOnly &&
+        (mlirTypeIsAMemRef(type) || mlirTypeIsAUnrankedMemRef(type)) &&
+        mlirJitFunctionMayWriteArgument(function, i);
   }
   for (intptr_t i = 0; i < numResults; ++i) {
     MlirType type = mlirFunctionTypeGetResult(functionType, i);

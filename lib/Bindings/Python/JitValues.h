@@ -69,6 +69,9 @@ struct ValueSpec {
   /// A tensor the function may write in place (`bufferization.writable =
   /// true`): bufferization assumed no other argument shares its memory.
   bool writableTensor = false;
+  /// A memref the function may write (mlirJitFunctionMayWriteArgument): an
+  /// argument it does not write that overlaps it is read from a copy.
+  bool mayWrite = false;
   /// `memref<*xT>`: passed as {rank, pointer to a descriptor}, of any rank
   /// (`shape` and `strides` are empty).
   bool unranked = false;

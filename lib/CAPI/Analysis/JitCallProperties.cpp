@@ -2,6 +2,7 @@
 
 #include "mlir-c/JitCallProperties.h"
 
+#include "lib/Analysis/ArgumentWrites.h"
 #include "lib/Analysis/CallProperties.h"
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
@@ -21,4 +22,8 @@ mlirJitFunctionGetCallProperties(MlirOperation function, intptr_t numCallbacks,
 
 bool mlirJitModuleCallsOnlyOwnCode(MlirOperation module) {
   return jit::callsOnlyOwnCode(unwrap(module));
+}
+
+bool mlirJitFunctionMayWriteArgument(MlirOperation function, intptr_t index) {
+  return jit::mayWriteArgument(unwrap(function), index);
 }

@@ -1,0 +1,27 @@
+//===- ArgumentWrites.h - Which arguments a function may write -*- C++ -*-===//
+//
+// Decided on a module's IR before lowering, so that a typed call knows
+// which array arguments a function may write: one that may be written and
+// overlaps another argument makes the call read a copy of the other
+// (numpy's rule for overlapping inputs and outputs).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_EXECUTION_ENGINE_ANALYSIS_ARGUMENTWRITES_H
+#define MLIR_EXECUTION_ENGINE_ANALYSIS_ARGUMENTWRITES_H
+
+#include "mlir/IR/Operation.h"
+
+namespace mlir::jit {
+
+/// Whether `function` (a function-like op with one region) may write the
+/// memory of its memref argument `index`: an op writes it or a view of it
+/// (its memory effects say so), or it reaches an op that does not say what
+/// it does with it (a call, a loop's iteration argument, a store of the
+/// memref itself). False for a declaration's argument only if the argument
+/// is not a memref.
+bool mayWriteArgument(Operation *function, unsigned index);
+
+} // namespace mlir::jit
+
+#endif // MLIR_EXECUTION_ENGINE_ANALYSIS_ARGUMENTWRITES_H
