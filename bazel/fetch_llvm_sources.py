@@ -112,12 +112,13 @@ def find_tarball(name, expected, cache_dir):
 
 
 def extract(path, top, out_dir, subtrees):
-    """Extracts the subtrees (directories, or single BUILD.bazel files) below
-    the directory `top` of the tarball at path into out_dir."""
+    """Extracts the subtrees (directories, or single files: a name with a
+    dot) below the directory `top` of the tarball at path into out_dir."""
     # Anchored: "*" matches "/" too, and "*/mlir/python/*" would also take
     # the overlay's utils/bazel/llvm-project-overlay/mlir/python.
     patterns = [
-        "%s/%s" % (top, s) if s.endswith("/BUILD.bazel") else "%s/%s/*" % (top, s) for s in subtrees
+        "%s/%s" % (top, s) if "." in s.rsplit("/", 1)[-1] else "%s/%s/*" % (top, s)
+        for s in subtrees
     ]
     if shutil.which("tar") and shutil.which("xz"):
         subprocess.run(

@@ -9,7 +9,7 @@ overlay names. The patches of //bazel/upstream_patches are applied to them
 (docs/upstream_api.md says why each is needed).
 
 The release's own Bazel overlay (utils/bazel/llvm-project-overlay) is
-extracted too, its BUILD files only, as overlay/<package>/BUILD.bazel.txt:
+extracted too, the files of it the component names, as overlay/<path>.txt:
 //test/llvm_overlay checks every @llvm-project label of the component against
 it, so that a build with upstream's overlay finds each one.
 
@@ -32,10 +32,10 @@ SUBTREES = [
     "mlir/test/CAPI",
 ]
 
-# The overlay's BUILD files of the packages the component names, renamed so
-# that they are data here, not packages.
+# The overlay's files the component's labels name (the BUILD files of its
+# packages, the .bzl files it loads), renamed so that they are data here.
 _OVERLAY = "utils/bazel/llvm-project-overlay"
-OVERLAY_PACKAGES = ["llvm", "mlir", "mlir/python"]
+_OVERLAY_FILES = ["llvm/BUILD.bazel", "mlir/BUILD.bazel", "mlir/python/BUILD.bazel", "mlir/tblgen.bzl"]
 
 # Patches to the release's sources, in the order they apply (-p1, from the
 # tarball's root).
@@ -57,7 +57,7 @@ def _impl(rctx):
     rctx.report_progress("finding %s (sha256 %s)" % (_TARBALL, _SHA256[:12]))
     result = rctx.execute(
         [python, rctx.path(rctx.attr._fetch), _TARBALL, _SHA256, _cache_dir(rctx), "."] + SUBTREES +
-        ["%s/%s/BUILD.bazel" % (_OVERLAY, package) for package in OVERLAY_PACKAGES],
+        ["%s/%s" % (_OVERLAY, path) for path in _OVERLAY_FILES],
         timeout = 3600,
         quiet = False,
     )
@@ -65,9 +65,8 @@ def _impl(rctx):
         fail("llvm_python_sources: %s%s" % (result.stdout, result.stderr))
     for patch in _PATCHES:
         rctx.patch(Label(patch), strip = 1)
-    for package in OVERLAY_PACKAGES:
-        build = "%s/%s/BUILD.bazel" % (_OVERLAY, package)
-        rctx.file("overlay/%s/BUILD.bazel.txt" % package, rctx.read(build), executable = False)
+    for path in _OVERLAY_FILES:
+        rctx.file("overlay/%s.txt" % path, rctx.read("%s/%s" % (_OVERLAY, path)), executable = False)
     rctx.delete("utils")
     rctx.file("WORKSPACE", 'workspace(name = "%s")\n' % rctx.name)
     rctx.file("BUILD", """# upstream's binding sources (%s, sha256 %s),

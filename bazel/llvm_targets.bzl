@@ -438,6 +438,11 @@ LLVM_PROJECT_TARGETS = {
         "capi_deps": ["mlir:CAPIIR"],
         "lib": "capi:TransformDialectTransforms",
     },
+    # mlir/BUILD.bazel td_library "PassBaseTdFiles" (mlir/tblgen.bzl).
+    "mlir:PassBaseTdFiles": {
+        "kind": "td_library",
+        "srcs": ["include/mlir/Pass/*.td"],
+    },
     # mlir/BUILD.bazel cc_binary "mlir-tblgen".
     "mlir:mlir-tblgen": {
         "kind": "binary",

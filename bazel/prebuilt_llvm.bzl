@@ -109,6 +109,8 @@ def _entry_rules(package, name, entry, so_version):
         return [_rule("filegroup", name, srcs = repr(["lib/%s.%s" % (entry["lib"][len("lib:"):], so_version)]))]
     if kind == "binary":
         return [_rule("filegroup", name, srcs = repr(["bin/" + entry["lib"][len("bin:"):]]), testonly = testonly)]
+    if kind == "td_library":
+        return [_rule("td_library", name, srcs = _glob(entry["srcs"]), includes = '["include"]')]
     fail("unknown kind " + kind)
 
 def _package_build(package, header_dirs, so_version, libdir):
@@ -121,6 +123,7 @@ def _package_build(package, header_dirs, so_version, libdir):
         "# //bazel:prebuilt_llvm.bzl from //bazel:llvm_targets.bzl: upstream's overlay",
         "# names with upstream's semantics. Do not edit.",
         'load("@rules_cc//cc:defs.bzl", "cc_import", "cc_library")',
+    ] + (['load(":tblgen.bzl", "td_library")'] if package == "mlir" else []) + [
         "",
         'package(default_visibility = ["//visibility:public"])',
         "",
@@ -346,6 +349,7 @@ def _impl(rctx):
             rctx.symlink(entry, subtree + "/" + entry.basename)
     rctx.file("llvm/BUILD", _package_build("llvm", ["llvm", "llvm-c"], so_version, prefix + "/lib"))
     rctx.file("mlir/BUILD", _package_build("mlir", ["mlir", "mlir-c"], so_version, prefix + "/lib") + _MLIR_BINDINGS)
+    rctx.symlink(rctx.attr.tblgen_bzl, "mlir/tblgen.bzl")
     rctx.file("mlir/python/BUILD", _python_build(rctx.name))
     rctx.file("mlir/test/python/BUILD", (_TESTS_BUILD % "mlir/test/python").replace(
         "package(",
@@ -361,6 +365,8 @@ prebuilt_llvm_project = repository_rule(
         # Any file at the root of the repository of the release's binding
         # sources (//bazel:llvm_sources.bzl).
         "python_sources": attr.label(default = Label("@llvm_project_python_sources//:BUILD")),
+        # Upstream's mlir/tblgen.bzl, for a prebuilt MLIR.
+        "tblgen_bzl": attr.label(default = Label("//bazel:tblgen.bzl")),
     },
     environ = ["LLVM_INSTALL_PREFIX", "PATH"],
     local = True,

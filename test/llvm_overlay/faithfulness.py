@@ -7,7 +7,7 @@
 # headers, alwayslink) are in the hand-written table upstream_overlay.py.
 #
 # RUN: %PYTHON %s | FileCheck %s
-# CHECK: 96 targets as upstream defines them
+# CHECK: 97 targets as upstream defines them
 # CHECK: every @llvm-project label of ours is in the release's overlay
 #
 # A BUILD file naming a target upstream does not have fails the test.
@@ -20,6 +20,12 @@
 # RUN: echo 'deps = ["@llvm-project//mlir:CAPIExportSMTLIBObjects"]' > %t.BUILD
 # RUN: not %PYTHON %s --scan %t.BUILD | FileCheck --check-prefix=SMTLIB %s
 # SMTLIB: @llvm-project//mlir:CAPIExportSMTLIBObjects, in {{.*}}.BUILD, is not in the release's overlay
+#
+# And a macro the release's tblgen.bzl does not define.
+# RUN: echo 'load("@llvm-project//mlir:tblgen.bzl", "gentbl_cc_library", "gentbl_library")' > %t.bzl
+# RUN: not %PYTHON %s --scan %t.bzl | FileCheck --check-prefix=MACRO %s
+# MACRO-NOT: gentbl_cc_library
+# MACRO: gentbl_library of @llvm-project//mlir:tblgen.bzl, in {{.*}}.bzl, is not in the release's overlay
 
 import os
 import re
@@ -28,19 +34,29 @@ import sys
 from upstream_overlay import UPSTREAM
 
 
+def release_file(path):
+    """The release overlay's file `path`, from the build's copy."""
+    return os.environ["OVERLAY_RELEASE_" + re.sub(r"[/.]", "_", path.upper())]
+
+
 def release_targets():
     """package:name of every target the release's overlay defines: each
     `name = "..."` of its BUILD files, and a mlir_c_api_cc_library's Headers
     and Objects targets (mlir/build_defs.bzl)."""
     targets = set()
     for package in ["llvm", "mlir", "mlir/python"]:
-        variable = "OVERLAY_RELEASE_" + package.upper().replace("/", "_")
-        with open(os.environ[variable]) as f:
+        with open(release_file(package + "/BUILD.bazel")) as f:
             build = f.read()
         for name in re.findall(r'\bname = "([^"]+)"', build):
             targets.add("%s:%s" % (package, name))
         for name in re.findall(r'mlir_c_api_cc_library\(\s*name = "([^"]+)"', build):
             targets.update("%s:%s%s" % (package, name, suffix) for suffix in ["Headers", "Objects"])
+    # The .bzl files the component loads, and the macros and rules they define.
+    with open(release_file("mlir/tblgen.bzl")) as f:
+        tblgen = f.read()
+    for name in re.findall(r"^def (\w+)\(|^(\w+) = rule\(", tblgen, re.MULTILINE):
+        targets.add("mlir:tblgen.bzl%" + "".join(name))
+    targets.add("mlir:tblgen.bzl")
     return targets
 
 
@@ -66,6 +82,7 @@ def our_targets():
             "cc_library": rule("cc_library"),
             "cc_import": rule("cc_import"),
             "filegroup": rule("filegroup"),
+            "td_library": rule("td_library"),
             "True": True,
         }
         with open(os.environ["OVERLAY_" + package.upper()]) as f:
@@ -109,7 +126,7 @@ def compare():
         else:
             mine, theirs = facts(ours[name]), dict(UPSTREAM[name])
             theirs.setdefault("linkshared", False)
-            if mine["rule"] == "cc_library":
+            if mine["rule"] != "cc_binary":
                 theirs.pop("linkshared")
             for key in theirs:
                 a, b = mine[key], theirs[key]
@@ -134,21 +151,32 @@ def unknown_labels(paths):
     errors = []
     for path in paths:
         with open(path) as f:
-            for package, name in re.findall(r"@llvm-project//([\w/-]+):([\w.+/%-]+)", f.read()):
-                # The prebuilt overlay's BUILD files, which this test reads.
-                if name == "BUILD" and path.endswith("llvm_overlay/BUILD"):
-                    continue
-                # The release's files: the binding sources upstream's overlay
-                # exports, and its tests.
-                if (
-                    package == "mlir" and name.startswith("lib/Bindings/Python/")
-                ) or package.startswith("mlir/test/"):
-                    continue
-                if "%s:%s" % (package, name) not in RELEASE:
+            text = f.read()
+        # What a load of the overlay's .bzl files takes from it.
+        for package, name, symbols in re.findall(
+            r'load\(\s*"@llvm-project//([\w/-]+):([\w.]+\.bzl)"((?:\s*,\s*"\w+")*)', text
+        ):
+            for symbol in re.findall(r'"(\w+)"', symbols):
+                if "%s:%s%%%s" % (package, name, symbol) not in RELEASE:
                     errors.append(
-                        "@llvm-project//%s:%s, in %s, is not in the release's overlay"
-                        % (package, name, path)
+                        "%s of @llvm-project//%s:%s, in %s, is not in the release's overlay"
+                        % (symbol, package, name, path)
                     )
+        for package, name in re.findall(r"@llvm-project//([\w/-]+):([\w.+/%-]+)", text):
+            # The prebuilt overlay's BUILD files, which this test reads.
+            if name == "BUILD" and path.endswith("llvm_overlay/BUILD"):
+                continue
+            # The release's files: the binding sources upstream's overlay
+            # exports, and its tests.
+            if (
+                package == "mlir" and name.startswith("lib/Bindings/Python/")
+            ) or package.startswith("mlir/test/"):
+                continue
+            if "%s:%s" % (package, name) not in RELEASE:
+                errors.append(
+                    "@llvm-project//%s:%s, in %s, is not in the release's overlay"
+                    % (package, name, path)
+                )
     return errors
 
 

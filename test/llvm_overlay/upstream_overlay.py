@@ -225,6 +225,13 @@ UPSTREAM = {
     "mlir:MLIRBindingsPythonCoreNoCAPI": _lib(alwayslink=True),
     "mlir:MLIRBindingsPythonNanobindHeaders": _lib(textual_hdrs=["lib/Bindings/Python/*.h"]),
     "mlir:MLIRBindingsPythonCAPIObjects": _lib(),
+    "mlir:PassBaseTdFiles": {
+        "rule": "td_library",
+        "alwayslink": False,
+        "testonly": False,
+        "hdrs": [],
+        "textual_hdrs": [],
+    },
     "mlir:mlir-tblgen": {
         "rule": "cc_binary",
         "alwayslink": False,
