@@ -16,10 +16,11 @@ namespace mlir::jit {
 
 /// Whether `function` (a function-like op with one region) may write the
 /// memory of its memref argument `index`: an op writes it or a view of it
-/// (its memory effects say so), or it reaches an op that does not say what
-/// it does with it (a call, a loop's iteration argument, a store of the
-/// memref itself). False for a declaration's argument only if the argument
-/// is not a memref.
+/// (its memory effects say so), a function of the module it is passed to
+/// may, or it reaches an op that does not say what it does with it (a
+/// callback or another function the module does not define, a branch or a
+/// loop passing it on, its address taken). False for an argument that is
+/// not a memref.
 bool mayWriteArgument(Operation *function, unsigned index);
 
 } // namespace mlir::jit

@@ -181,6 +181,25 @@ with Context(), Location.unknown():
     agree = 0 < seconds.value and abs(seconds.value - span) < 1e-3 + span / 2
     print(f"timed: {int(data[0, 0] - 2)} additions, rtclock and nanoTime agree: {agree}")
 
+# jit() links a declaration to a function the libraries define only as its
+# C interface (_mlir_ciface_nanoTime).
+from mlir.execution_engine import jit  # noqa: E402
+
+clock = jit(
+    """
+    func.func private @nanoTime() -> i64
+    func.func @elapsed() -> i64 {
+      %a = func.call @nanoTime() : () -> i64
+      %b = func.call @nanoTime() : () -> i64
+      %d = arith.subi %b, %a : i64
+      return %d : i64
+    }
+    """,
+    shared_libs=[runtime_library("libmlir_runner_utils.so")],
+)
+# CHECK-NEXT: jit() and nanoTime: True
+print("jit() and nanoTime:", 0 <= clock.elapsed() < 10**9)
+
 # Left entered, as scripts and notebooks do: the exit status stays 0.
 Context().__enter__()
 Location.unknown().__enter__()

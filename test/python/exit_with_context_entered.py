@@ -45,6 +45,17 @@ CASES = {
         threading.Thread(target=run, daemon=True).start()
         started.wait()
     """,
+    "threads that ended after a subinterpreter existed": """
+        import threading
+        try:
+            import _xxsubinterpreters as interpreters
+        except ImportError:
+            import _interpreters as interpreters
+        interpreters.destroy(interpreters.create())
+        threads = [threading.Thread(target=enter) for _ in range(20)]
+        for t in threads: t.start()
+        for t in threads: t.join()
+    """,
     "a jitted call under the entered context": """
         enter()
         from mlir.execution_engine import jit
@@ -60,6 +71,7 @@ CASES = {
 # CHECK-NEXT: a thread that ended, sys.exit(3): exit status 3
 # CHECK-NEXT: 50 threads that ended: exit status 0
 # CHECK-NEXT: a daemon thread still running: exit status 0
+# CHECK-NEXT: threads that ended after a subinterpreter existed: exit status 0
 # CHECK-NEXT: a jitted call under the entered context: exit status 0
 for name, code in CASES.items():
     result = subprocess.run(

@@ -272,7 +272,7 @@ public:
           std::none_of(written.begin(), written.end(),
                        [&](size_t i) { return overlap(args[i], args[j]); }))
         continue;
-      PyObject *copy = copyWithLayout(args[j]);
+      PyObject *copy = copyOf(args[j], spec);
       if (!copy)
         return false;
       copies.push_back(copy);
@@ -295,6 +295,26 @@ public:
   }
 
 private:
+  /// A copy of the elements of `object`, an array `spec` accepted, that it
+  /// accepts too: compact, or where the type fixes strides or an offset,
+  /// of the same layout; read-only if `object` is.
+  static PyObject *copyOf(PyObject *object, const ValueSpec &spec) {
+    auto *array = reinterpret_cast<PyArrayObject *>(object);
+    bool fixedLayout =
+        spec.offset != kDynamic ||
+        std::any_of(spec.strides.begin(), spec.strides.end(),
+                    [](int64_t stride) { return stride != kDynamic; });
+    PyObject *copy =
+        fixedLayout ? copyWithLayout(object)
+                    : PyArray_NewCopy(array, spec.unranked || spec.contiguous
+                                                 ? NPY_CORDER
+                                                 : NPY_KEEPORDER);
+    if (copy && !PyArray_ISWRITEABLE(array))
+      PyArray_CLEARFLAGS(reinterpret_cast<PyArrayObject *>(copy),
+                         NPY_ARRAY_WRITEABLE);
+    return copy;
+  }
+
   PyObject *const *args;
   size_t count;
   std::vector<PyObject *> copies, pointed;

@@ -74,8 +74,8 @@ bool overlap(PyObject *a, PyObject *b);
 
 /// A new numpy array (or null, with a Python error) of `array`'s dtype,
 /// shape and strides over a copy of the bytes it spans: every layout
-/// property a memref type may fix (static strides, alignment of the
-/// elements) stays as it was.
+/// property a memref type may fix (static strides and offset, alignment of
+/// the elements) stays as it was.
 PyObject *copyWithLayout(PyObject *array);
 
 /// A numpy array over the memory `descriptor` describes (of its rank). `base`
