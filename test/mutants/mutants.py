@@ -728,6 +728,14 @@ MUTANTS = [
         "tests": [PY + "jit_tensors"],
         "why": "a returned argument is a copy, not a view of the caller's array",
     },
+    {
+        "name": "loop_allocas_left_in_loops",
+        "file": "lib/CAPI/Transforms/HoistAllocas.cpp",
+        "search": "if (!scope || !isLoop(scope))",
+        "replace": "if (true)",
+        "tests": [PY + "jit_stack_allocations"],
+        "why": "the matmul's vector temporaries stay in its k loop: at opt_level=0 each iteration grows the stack, which overflows (SIGSEGV)",
+    },
 ]
 
 # Run by CI (`run.py --sample`): one C API mutant, two C++ and two Python.

@@ -8,6 +8,9 @@
 #ifndef LIB_CAPI_TRANSFORMS_PASSES_H
 #define LIB_CAPI_TRANSFORMS_PASSES_H
 
+/// jit-hoist-allocas (HoistAllocas.cpp).
+void registerHoistAllocasPass();
+
 /// jit-parallel-fusion (ParallelFusion.cpp).
 void registerParallelFusionPass();
 

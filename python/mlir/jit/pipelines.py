@@ -25,6 +25,10 @@ _LOWERING = (
     "convert-vector-to-scf,"
     "func.func(convert-complex-to-standard),"
     "lower-affine,"
+    # Loops free their stack allocations each iteration (convert-scf-to-cf
+    # would not: convert-vector-to-scf's temporaries in a loop grew the
+    # stack every iteration at opt_level=0).
+    "jit-hoist-allocas,"
     "convert-scf-to-cf,"
     "expand-strided-metadata,"
     "lower-affine,"
@@ -54,15 +58,19 @@ DEFAULT_PIPELINE = f"builtin.module({_LOWERING})"
 # of LLVM's OpenMP runtime, OMP_NUM_THREADS of them (by default one a core).
 # Memrefs are lowered before the control flow: the memref.alloca_scope
 # convert-scf-to-openmp makes cannot be lowered once its region is blocks.
+# jit-hoist-allocas runs once the parallel loops are OpenMP's: a static
+# alloca of a parallel iteration then moves to the start of that
+# iteration's alloca_scope, each thread's own, and one of a loop that runs
+# sequentially (jit-sequential-loops) out of it.
 _PARALLEL_LOWERING = (
     _LOWERING.replace(
         "convert-linalg-to-loops,",
         "convert-linalg-to-parallel-loops,jit-register-accumulators,",
     )
     .replace(
-        "convert-scf-to-cf,",
+        "jit-hoist-allocas,convert-scf-to-cf,",
         "scf-forall-to-parallel,jit-sequential-loops,convert-scf-to-openmp,jit-parallel-if,"
-        "expand-strided-metadata,lower-affine,"
+        "jit-hoist-allocas,expand-strided-metadata,lower-affine,"
         "finalize-memref-to-llvm{use-generic-functions},convert-scf-to-cf,",
     )
     .replace("reconcile-unrealized-casts", "convert-openmp-to-llvm,reconcile-unrealized-casts")
