@@ -627,6 +627,7 @@ void mlirRegisterJitPasses(void) {
     PassRegistration<ApproximateMathPass>();
     PassRegistration<ExpandArithPass>();
     PassRegistration<ParallelIfPass>();
+    registerDecomposeAggregatesPass();
     registerHoistAllocasPass();
     registerParallelReductionsPass();
     registerParallelFusionPass();
