@@ -744,6 +744,14 @@ MUTANTS = [
         "tests": [PY + "jit_aggregates"],
         "why": "a linalg.softmax on memrefs is said not to decompose, without saying that it takes tensors",
     },
+    {
+        "name": "zero_d_array_for_scalar_refused",
+        "file": BINDINGS + "JitScalars.cpp",
+        "search": "if (PyArray_NDIM(array) != 0)",
+        "replace": "if (true)",
+        "tests": [PY + "typed_call_hardening"],
+        "why": "a 0-d array passed for an f64 is a TypeError, where numpy and ctypes take it as the scalar it holds",
+    },
 ]
 
 # Run by CI (`run.py --sample`): one C API mutant, two C++ and two Python.
