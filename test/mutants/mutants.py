@@ -744,6 +744,30 @@ MUTANTS = [
         "tests": [PY + "jit_tensors"],
         "why": "a returned argument is a copy, not a view of the caller's array",
     },
+    {
+        "name": "loop_allocas_left_in_loops",
+        "file": "lib/CAPI/Transforms/HoistAllocas.cpp",
+        "search": "if (!scope || !isLoop(scope))",
+        "replace": "if (true)",
+        "tests": [PY + "jit_stack_allocations"],
+        "why": "the matmul's vector temporaries stay in its k loop: at opt_level=0 each iteration grows the stack, which overflows (SIGSEGV)",
+    },
+    {
+        "name": "aggregate_on_memrefs_unnamed",
+        "file": "lib/CAPI/Transforms/DecomposeAggregates.cpp",
+        "search": "llvm::any_of(op->getOperandTypes(), llvm::IsaPred<BaseMemRefType>)",
+        "replace": "false",
+        "tests": [PY + "jit_aggregates"],
+        "why": "a linalg.softmax on memrefs is said not to decompose, without saying that it takes tensors",
+    },
+    {
+        "name": "zero_d_array_for_scalar_refused",
+        "file": BINDINGS + "JitScalars.cpp",
+        "search": "if (PyArray_NDIM(array) != 0)",
+        "replace": "if (true)",
+        "tests": [PY + "typed_call_hardening"],
+        "why": "a 0-d array passed for an f64 is a TypeError, where numpy and ctypes take it as the scalar it holds",
+    },
 ]
 
 # Run by CI (`run.py --sample`): one C API mutant, two C++ and two Python.

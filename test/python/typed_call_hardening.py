@@ -9,6 +9,8 @@
 # - f16 and bf16 values are rounded once, to nearest even (as arith.truncf).
 # - Empty arrays, numpy bools and too-large ints get an answer or a clear
 #   error; user names never collide with generated ones.
+# - A 0-d array passed for a scalar is the scalar it holds, by the rules of
+#   numpy scalars.
 
 import numpy as np
 
@@ -177,6 +179,73 @@ show("bf16 rounds once", lambda: SCALARS.id_bf16(1 + 2**-8 + 2**-40))
 # CHECK-LABEL: CASE: f16 callback result rounds once
 # CHECK: -> 1.0009765625
 show("f16 callback result rounds once", SCALARS.call_f16)
+
+# A 0-d array is the scalar it holds, as numpy and ctypes take it
+# (float(np.array(2.5))), by the rules of numpy scalars: of the parameter's
+# dtype or one that converts to it (an int to a float, a float to a
+# complex; ranges checked, floats rounded once), never a float to an int or
+# a complex to a float. Other arrays, and 0-d arrays of objects, strings or
+# records, are refused.
+ZERO_D = jit("""
+func.func @f64(%x: f64) -> f64 { return %x : f64 }
+func.func @f32(%x: f32) -> f32 { return %x : f32 }
+func.func @i64(%x: i64) -> i64 { return %x : i64 }
+func.func @i8(%x: i8) -> i8 { return %x : i8 }
+func.func @i1(%x: i1) -> i1 { return %x : i1 }
+func.func @c64(%x: complex<f32>) -> complex<f32> { return %x : complex<f32> }
+func.func private @make() -> f64
+func.func @call() -> f64 {
+  %r = func.call @make() : () -> f64
+  return %r : f64
+}
+""")
+ZERO_D.register("make", lambda: np.array(0.25))
+# CHECK-LABEL: CASE: 0-d arrays for scalars
+# CHECK-NEXT: f64 array(2.5) -> 2.5
+# CHECK-NEXT: f64 array(2.5, dtype=float32) -> 2.5
+# CHECK-NEXT: f64 array(3, dtype=int32) -> 3.0
+# CHECK-NEXT: f32 array(0.1) -> 0.10000000149011612
+# CHECK-NEXT: i64 array(-5) -> -5
+# CHECK-NEXT: i8 array(-3, dtype=int8) -> -3
+# CHECK-NEXT: i64 array(True) -> 1
+# CHECK-NEXT: i1 array(True) -> True
+# CHECK-NEXT: c64 array(1.+2.j, dtype=complex64) -> (1+2j)
+# CHECK-NEXT: c64 array(2.) -> (2+0j)
+# CHECK-NEXT: f64 array(1.+2.j) -> TypeError: argument 0 of 'f64' (f64): expected a float, got a 0-d array of complex128
+# CHECK-NEXT: i64 array(5.) -> TypeError: argument 0 of 'i64' (i64): expected an int, got a 0-d array of float64
+# CHECK-NEXT: i8 array(300) -> ValueError: argument 0 of 'i8' (i8): array(300) is out of range [-128, 127]
+# CHECK-NEXT: i64 array(18446744073709551615, dtype=uint64) -> ValueError: argument 0 of 'i64' (i64): array(18446744073709551615, dtype=uint64) is out of range
+# CHECK-NEXT: f64 array([2.5]) -> TypeError: argument 0 of 'f64' (f64): expected a float, got numpy.ndarray
+# CHECK-NEXT: f64 array(2.5, dtype=object) -> TypeError: argument 0 of 'f64' (f64): expected a float, got a 0-d array of object
+# CHECK-NEXT: f64 array('2.5', dtype='<U3') -> TypeError: argument 0 of 'f64' (f64): expected a float, got a 0-d array of <U3
+# CHECK-NEXT: c64 array(b'\x00\x00\x00\x00', dtype='|V4') -> TypeError: argument 0 of 'c64' (complex<f32>): expected a complex, got a 0-d array of |V4
+# CHECK-NEXT: a callback's 0-d array result -> 0.25
+print("CASE: 0-d arrays for scalars")
+for name, value in [
+    ("f64", np.array(2.5)),
+    ("f64", np.array(2.5, np.float32)),
+    ("f64", np.array(3, np.int32)),
+    ("f32", np.array(0.1)),
+    ("i64", np.array(-5)),
+    ("i8", np.array(-3, np.int8)),
+    ("i64", np.array(True)),
+    ("i1", np.array(True)),
+    ("c64", np.array(1 + 2j, np.complex64)),
+    ("c64", np.array(2.0)),
+    ("f64", np.array(1 + 2j)),
+    ("i64", np.array(5.0)),
+    ("i8", np.array(300)),
+    ("i64", np.array(2**64 - 1, np.uint64)),
+    ("f64", np.array([2.5])),
+    ("f64", np.array(2.5, dtype=object)),
+    ("f64", np.array("2.5")),
+    ("c64", np.zeros((), "V4")),
+]:
+    try:
+        print(f"{name} {value!r} -> {ZERO_D[name](value)!r}")
+    except Exception as error:
+        print(f"{name} {value!r} -> {type(error).__name__}: {error}")
+print("a callback's 0-d array result ->", ZERO_D.call())
 
 # CHECK-LABEL: CASE: functions named like internals
 # CHECK: -> (3, 4, 5)

@@ -28,7 +28,10 @@ bool conversionFailed(const ValueSpec &spec, const char *what,
 
 bool isNumpyBool(PyObject *object) { return PyArray_IsScalar(object, Bool); }
 
-bool toInteger(PyObject *object, const ValueSpec &spec, int64_t &value) {
+/// `shown` is what an out-of-range message shows: `object`, or the 0-d
+/// array it is the element of.
+bool toInteger(PyObject *object, const ValueSpec &spec, int64_t &value,
+               PyObject *shown) {
   int overflow = 0;
   if (PyLong_CheckExact(object)) { // the common case, first
     value = PyLong_AsLongLongAndOverflow(object, &overflow);
@@ -62,7 +65,7 @@ bool toInteger(PyObject *object, const ValueSpec &spec, int64_t &value) {
   if (overflow || value < low || value > high) {
     // %A: ascii(), so that a repr with lone surrogates still prints.
     PyErr_Format(PyExc_ValueError, "%s: %A is out of range [%lld, %lld]",
-                 spec.label.c_str(), object, static_cast<long long>(low),
+                 spec.label.c_str(), shown, static_cast<long long>(low),
                  static_cast<long long>(high));
     return false;
   }
@@ -75,9 +78,11 @@ bool toDouble(PyObject *object, const ValueSpec &spec, double &value) {
     return true;
   }
   // A complex (numpy's complex64 is no Python complex) would lose its
-  // imaginary part.
+  // imaginary part; numpy's void scalars (raw bytes, records) would be
+  // parsed as text.
   if (PyComplex_Check(object) || PyArray_IsScalar(object, ComplexFloating) ||
-      PyArray_Check(object) || PyUnicode_Check(object) || PyBytes_Check(object))
+      PyArray_Check(object) || PyUnicode_Check(object) ||
+      PyBytes_Check(object) || PyArray_IsScalar(object, Void))
     return expected(spec, "a float", object);
   value = PyFloat_AsDouble(object);
   return value != -1.0 || !PyErr_Occurred() ||
@@ -99,9 +104,32 @@ bool conversionFailed(const ValueSpec &spec, const char *what,
   return expected(spec, what, object);
 }
 
-} // namespace
+/// What a scalar of `kind` is expected to be, for messages.
+const char *expectedScalar(Kind kind) {
+  switch (kind) {
+  case kF16:
+  case kBF16:
+  case kF32:
+  case kF64:
+    return "a float";
+  case kComplex64:
+  case kComplex128:
+    return "a complex";
+  default:
+    return "an int";
+  }
+}
 
-bool storeScalar(PyObject *object, const ValueSpec &spec, char *slot) {
+/// The element of `array`, a 0-d array not of objects, as a numpy scalar (a
+/// new reference, or null with an exception set).
+PyObject *elementOf(PyArrayObject *array) {
+  return PyArray_ToScalar(PyArray_DATA(array), array);
+}
+
+/// Writes the scalar `object` to `slot`; `shown` is what messages show
+/// (the 0-d array `object` came from, or `object`).
+bool storeScalarShown(PyObject *object, const ValueSpec &spec, char *slot,
+                      PyObject *shown) {
   switch (spec.kind) {
   case kI1:
   case kI8:
@@ -110,7 +138,7 @@ bool storeScalar(PyObject *object, const ValueSpec &spec, char *slot) {
   case kI64:
   case kIndex: {
     int64_t value;
-    if (!toInteger(object, spec, value))
+    if (!toInteger(object, spec, value, shown))
       return false;
     // Little-endian: the low bytes of the int64 are the narrower integer (a
     // slot has room for all 8).
@@ -139,7 +167,7 @@ bool storeScalar(PyObject *object, const ValueSpec &spec, char *slot) {
   case kComplex64:
   case kComplex128: {
     if (PyUnicode_Check(object) || PyBytes_Check(object) ||
-        PyArray_Check(object))
+        PyArray_Check(object) || PyArray_IsScalar(object, Void))
       return expected(spec, "a complex", object);
     Py_complex value = PyComplex_AsCComplex(object);
     if (value.real == -1.0 && PyErr_Occurred())
@@ -158,6 +186,33 @@ bool storeScalar(PyObject *object, const ValueSpec &spec, char *slot) {
     break;
   }
   return fail(PyExc_TypeError, spec, "not a scalar");
+}
+
+} // namespace
+
+bool storeScalar(PyObject *object, const ValueSpec &spec, char *slot) {
+  if (spec.kind == kMemRef || spec.kind == kVector || !PyArray_Check(object))
+    return storeScalarShown(object, spec, slot, object);
+  // A 0-d array is taken as the numpy scalar it holds, as numpy and ctypes
+  // take it (float(np.array(2.5))), by the same rules: an integer parameter
+  // takes no float, a float one no complex, ranges are checked. Other
+  // arrays, and 0-d arrays of objects, are refused.
+  auto *array = reinterpret_cast<PyArrayObject *>(object);
+  if (PyArray_NDIM(array) != 0)
+    return expected(spec, expectedScalar(spec.kind), object);
+  PyObject *dtype = reinterpret_cast<PyObject *>(PyArray_DESCR(array));
+  PyObject *element =
+      PyArray_TYPE(array) == NPY_OBJECT ? nullptr : elementOf(array);
+  bool stored = element && storeScalarShown(element, spec, slot, object);
+  Py_XDECREF(element);
+  if (!stored &&
+      (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_TypeError))) {
+    // Named as what was passed: "a 0-d array of complex128".
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "%s: expected %s, got a 0-d array of %S",
+                 spec.label.c_str(), expectedScalar(spec.kind), dtype);
+  }
+  return stored;
 }
 
 } // namespace mlir::python::jit

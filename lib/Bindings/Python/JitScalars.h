@@ -1,9 +1,10 @@
 //===- JitScalars.h - Python scalars <-> C interface values ---------------===//
 //
-// Converts Python ints, floats, complexes and bools (and numpy scalars) to the
-// C representation of a scalar ValueSpec and back. Failures set a Python
-// exception naming the value (its spec's label) and return false/null; no C++
-// exception leaves these functions.
+// Converts Python ints, floats, complexes and bools (and numpy scalars, and
+// 0-d arrays as the scalars they hold) to the C representation of a scalar
+// ValueSpec and back. Failures set a Python exception naming the value (its
+// spec's label) and return false/null; no C++ exception leaves these
+// functions.
 //
 //===----------------------------------------------------------------------===//
 

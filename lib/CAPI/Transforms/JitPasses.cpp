@@ -627,6 +627,8 @@ void mlirRegisterJitPasses(void) {
     PassRegistration<ApproximateMathPass>();
     PassRegistration<ExpandArithPass>();
     PassRegistration<ParallelIfPass>();
+    registerDecomposeAggregatesPass();
+    registerHoistAllocasPass();
     registerParallelReductionsPass();
     registerParallelFusionPass();
     PassRegistration<RegisterAccumulatorsPass>();

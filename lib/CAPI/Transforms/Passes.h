@@ -8,6 +8,12 @@
 #ifndef LIB_CAPI_TRANSFORMS_PASSES_H
 #define LIB_CAPI_TRANSFORMS_PASSES_H
 
+/// jit-decompose-aggregates (DecomposeAggregates.cpp).
+void registerDecomposeAggregatesPass();
+
+/// jit-hoist-allocas (HoistAllocas.cpp).
+void registerHoistAllocasPass();
+
 /// jit-parallel-fusion (ParallelFusion.cpp).
 void registerParallelFusionPass();
 

@@ -16,6 +16,9 @@ from .ir_walk import _walk
 # code calls memrefCopy and the allocation functions _mlir_memref_to_llvm_*,
 # which jit() registers on its engine.
 _LOWERING = (
+    # Aggregate linalg ops (linalg.softmax) as the linalg ops they stand
+    # for; on memrefs, an error naming the op (they decompose on tensors).
+    "jit-decompose-aggregates,"
     "convert-bufferization-to-memref,"
     "convert-linalg-to-loops,"
     # memref.realloc as alloc, copy and dealloc (in an scf.if).
@@ -25,6 +28,10 @@ _LOWERING = (
     "convert-vector-to-scf,"
     "func.func(convert-complex-to-standard),"
     "lower-affine,"
+    # Loops free their stack allocations each iteration (convert-scf-to-cf
+    # would not: convert-vector-to-scf's temporaries in a loop grew the
+    # stack every iteration at opt_level=0).
+    "jit-hoist-allocas,"
     "convert-scf-to-cf,"
     "expand-strided-metadata,"
     "lower-affine,"
@@ -54,21 +61,26 @@ DEFAULT_PIPELINE = f"builtin.module({_LOWERING})"
 # of LLVM's OpenMP runtime, OMP_NUM_THREADS of them (by default one a core).
 # Memrefs are lowered before the control flow: the memref.alloca_scope
 # convert-scf-to-openmp makes cannot be lowered once its region is blocks.
+# jit-hoist-allocas runs once the parallel loops are OpenMP's: a static
+# alloca of a parallel iteration then moves to the start of that
+# iteration's alloca_scope, each thread's own, and one of a loop that runs
+# sequentially (jit-sequential-loops) out of it.
 _PARALLEL_LOWERING = (
     _LOWERING.replace(
         "convert-linalg-to-loops,",
         "convert-linalg-to-parallel-loops,jit-register-accumulators,",
     )
     .replace(
-        "convert-scf-to-cf,",
+        "jit-hoist-allocas,convert-scf-to-cf,",
         "scf-forall-to-parallel,jit-sequential-loops,convert-scf-to-openmp,jit-parallel-if,"
-        "expand-strided-metadata,lower-affine,"
+        "jit-hoist-allocas,expand-strided-metadata,lower-affine,"
         "finalize-memref-to-llvm{use-generic-functions},convert-scf-to-cf,",
     )
     .replace("reconcile-unrealized-casts", "convert-openmp-to-llvm,reconcile-unrealized-casts")
 )
 
-# One-shot bufferization, function boundaries included, where a tensor
+# Aggregate linalg ops decomposed on tensors, then one-shot bufferization,
+# function boundaries included, where a tensor
 # becomes a memref of any strides (so any view of an array is passed
 # uncopied), and deallocation of the buffers it allocates. Tensor arguments
 # are values: jit() declares them `bufferization.writable = false` unless
@@ -77,6 +89,7 @@ _PARALLEL_LOWERING = (
 # returned argument: jit-unclone-returned-arguments returns the argument
 # itself instead, which the caller gets as a view of its array.
 _BUFFERIZATION = (
+    "jit-decompose-aggregates,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=fully-dynamic-layout-map},"
     "buffer-deallocation-pipeline,jit-unclone-returned-arguments"
@@ -91,15 +104,17 @@ BUFFERIZATION_PIPELINE = f"builtin.module({_BUFFERIZATION})"
 _FAST_SCHEDULE = os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "schedules", "fast.mlir"
 )
-# Before it, consecutive elementwise linalg ops on tensors are fused, each
-# producer used once into its consumer: one loop, no temporary between them.
+# Before it, aggregate linalg ops are decomposed (a linalg.softmax into the
+# chain jit-parallel-fusion takes), and consecutive elementwise linalg ops on
+# tensors are fused, each producer used once into its consumer: one loop, no
+# temporary between them.
 # After it, whole reductions (a sum, a maximum) whose order does not matter
 # are split into chunks reduced in parallel (jit-parallel-reductions), and
 # chains of linalg ops that end in a linalg.generic (a softmax's four) are
 # computed in parallel tiles of rows, each tile computing its part of every
 # op of the chain (jit-parallel-fusion).
 _FAST_PASSES = (
-    "linalg-fuse-elementwise-ops,transform-interpreter,jit-parallel-reductions,jit-parallel-fusion,"
+    "jit-decompose-aggregates,linalg-fuse-elementwise-ops,transform-interpreter,jit-parallel-reductions,jit-parallel-fusion,"
     f"{_BUFFERIZATION},{_PARALLEL_LOWERING}"
 )
 FAST_PIPELINE = (

@@ -1,0 +1,79 @@
+//===- DecomposeAggregates.cpp - Aggregate linalg ops as simpler ones -----===//
+//
+// jit-decompose-aggregates: an aggregate linalg op (linalg::AggregatedOp-
+// Interface: linalg.softmax) is no structured op, which convert-linalg-to-
+// loops would lower: left alone, it reached the LLVM translation as an
+// unrealized cast ("LLVM Translation failed for operation: builtin.
+// unrealized_conversion_cast"). This pass, run on tensors before
+// bufferization (and on memrefs before the lowering), replaces each by the
+// ops its interface decomposes it into (a softmax: its row maximum,
+// exponentials, row sum and division, as linalg.fill and linalg.generic
+// ops, which FAST_PIPELINE then computes as a parallel chain), or fails
+// naming the op: decompositions take tensors only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+
+using namespace mlir;
+
+namespace {
+
+struct DecomposeAggregatesPass
+    : public PassWrapper<DecomposeAggregatesPass, OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DecomposeAggregatesPass)
+
+  StringRef getArgument() const final { return "jit-decompose-aggregates"; }
+  StringRef getDescription() const final {
+    return "Decompose aggregate linalg ops (linalg.softmax) on tensors into "
+           "the simpler linalg ops they stand for";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    // What linalg.softmax decomposes into.
+    registry.insert<arith::ArithDialect, linalg::LinalgDialect,
+                    math::MathDialect, tensor::TensorDialect>();
+  }
+
+  void runOnOperation() override {
+    SmallVector<linalg::AggregatedOpInterface> aggregates;
+    getOperation()->walk([&](linalg::AggregatedOpInterface aggregate) {
+      aggregates.push_back(aggregate);
+    });
+    bool failures = false;
+    for (linalg::AggregatedOpInterface aggregate : aggregates) {
+      Operation *op = aggregate.getOperation();
+      if (llvm::any_of(op->getOperandTypes(), llvm::IsaPred<BaseMemRefType>)) {
+        op->emitOpError("on memrefs is not lowered: jit() decomposes it into "
+                        "simpler linalg ops on tensors only; give it tensors "
+                        "(or write the ops it stands for)");
+        failures = true;
+        continue;
+      }
+      OpBuilder builder(op);
+      FailureOr<SmallVector<Value>> values =
+          aggregate.decomposeOperation(builder);
+      if (failed(values) || values->size() != op->getNumResults()) {
+        op->emitOpError("cannot be decomposed into simpler linalg ops, "
+                        "which jit() lowers; write the ops it stands for");
+        failures = true;
+        continue;
+      }
+      op->replaceAllUsesWith(*values);
+      op->erase();
+    }
+    if (failures)
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void registerDecomposeAggregatesPass() {
+  PassRegistration<DecomposeAggregatesPass>();
+}

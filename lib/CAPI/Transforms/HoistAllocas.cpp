@@ -1,0 +1,114 @@
+//===- HoistAllocas.cpp - Stack allocations in loops free each iteration --===//
+//
+// jit-hoist-allocas: a loop (scf.for, scf.parallel, scf.forall, affine's) is
+// an automatic allocation scope, whose memref.allocas are freed at the end
+// of each iteration, but convert-scf-to-cf lowers it to blocks without
+// freeing them: an alloca inside a loop grows the stack every iteration
+// (LLVM keeps only the allocas of a function's entry block in its frame).
+// convert-vector-to-scf puts its temporaries (the buffers of a transfer of
+// an n-d vector) in the innermost such scope, the loop around the transfer:
+// at opt_level 0, where LLVM does not promote them to registers, the
+// matmul's k loop overflowed the stack at 130x1030x70.
+//
+// This pass, run before the loops are lowered, moves an alloca of a static
+// size to the entry of its first enclosing scope that is not a loop (the
+// function, or one parallel iteration's memref.alloca_scope, each thread
+// its own): the loop reuses one buffer, whose contents an alloca does not
+// define anyway. A loop with allocas of dynamic size saves the stack pointer
+// at the start of its body and restores it at the end, as memref.alloca_scope
+// is lowered.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Pass/Pass.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+
+namespace {
+
+/// Whether `scope`, an automatic allocation scope, is a loop: lowered to
+/// blocks that run its body again without freeing its allocas.
+bool isLoop(Operation *scope) { return isa<LoopLikeOpInterface>(scope); }
+
+/// The automatic allocation scope enclosing `op`, or null.
+Operation *scopeOf(Operation *op) {
+  return op->getParentWithTrait<OpTrait::AutomaticAllocationScope>();
+}
+
+/// The first scope enclosing `loop` that is not a loop, or null (when it
+/// has several regions, which one holds the loop is not said).
+Operation *outerScope(Operation *loop) {
+  Operation *scope = loop;
+  while (scope && isLoop(scope))
+    scope = scopeOf(scope);
+  if (!scope || scope->getNumRegions() != 1 || scope->getRegion(0).empty())
+    return nullptr;
+  return scope;
+}
+
+/// Frees the stack `loop`'s iterations allocate at the end of each one:
+/// llvm.intr.stacksave at the start of its body, llvm.intr.stackrestore
+/// before its terminator. Fails on a body of several blocks.
+LogicalResult freeEachIteration(Operation *loop) {
+  for (Region &region : loop->getRegions()) {
+    if (!region.hasOneBlock())
+      return loop->emitOpError(
+          "allocates on the stack in a body of several blocks, which "
+          "jit-hoist-allocas cannot free each iteration");
+  }
+  auto pointer = LLVM::LLVMPointerType::get(loop->getContext());
+  for (Region &region : loop->getRegions()) {
+    Block &body = region.front();
+    OpBuilder builder = OpBuilder::atBlockBegin(&body);
+    Value stack = LLVM::StackSaveOp::create(builder, loop->getLoc(), pointer);
+    builder.setInsertionPoint(body.getTerminator());
+    LLVM::StackRestoreOp::create(builder, loop->getLoc(), stack);
+  }
+  return success();
+}
+
+struct HoistAllocasPass
+    : public PassWrapper<HoistAllocasPass, OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(HoistAllocasPass)
+
+  StringRef getArgument() const final { return "jit-hoist-allocas"; }
+  StringRef getDescription() const final {
+    return "Move the static memref.allocas of loops out of them, and free "
+           "the others at the end of each iteration";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<LLVM::LLVMDialect>();
+  }
+
+  void runOnOperation() override {
+    SmallVector<memref::AllocaOp> allocas;
+    getOperation()->walk(
+        [&](memref::AllocaOp alloca) { allocas.push_back(alloca); });
+    llvm::SetVector<Operation *> loops;
+    for (memref::AllocaOp alloca : allocas) {
+      Operation *scope = scopeOf(alloca);
+      if (!scope || !isLoop(scope))
+        continue;
+      Operation *outer = outerScope(scope);
+      if (alloca->getNumOperands() != 0 || !outer) {
+        loops.insert(scope);
+        continue;
+      }
+      Block &entry = outer->getRegion(0).front();
+      alloca->moveBefore(&entry, entry.begin());
+    }
+    for (Operation *loop : loops)
+      if (failed(freeEachIteration(loop)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
+
+void registerHoistAllocasPass() { PassRegistration<HoistAllocasPass>(); }
