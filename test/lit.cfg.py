@@ -49,6 +49,9 @@ for name in [
     "FUZZ_SCALE",
     "STRESS_THREADS",
     "STRESS_SECONDS",
+    # The shards and processes of test/python/jit_math_exhaustive.py.
+    "MATH_SHARDS",
+    "MATH_JOBS",
 ]:
     if name in os.environ:
         config.environment[name] = os.environ[name]

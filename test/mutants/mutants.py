@@ -659,10 +659,26 @@ MUTANTS = [
     {
         "name": "exp_upstream_approximation",
         "file": "lib/CAPI/Transforms/JitPasses.cpp",
-        "search": "patterns.add<ExpOfF32>(&getContext());",
+        "search": "patterns.add<OfF32<math::ExpOp, expOfF32>>(&getContext());",
         "replace": "",
         "tests": [PY + "jit_math_accuracy"],
         "why": "math.exp takes upstream's approximation: 20 vector instructions, 5 ulp",
+    },
+    {
+        "name": "tanh_upstream_approximation",
+        "file": "lib/CAPI/Transforms/JitPasses.cpp",
+        "search": "patterns.add<OfF32<math::TanhOp, tanhOfF32>>(&getContext());",
+        "replace": "",
+        "tests": [PY + "jit_math_accuracy", PY + "jit_math_exhaustive"],
+        "why": "math.tanh takes upstream's approximation: 5 ulp at 3.7372892",
+    },
+    {
+        "name": "erf_sign_of_zero",
+        "file": "lib/CAPI/Transforms/JitPasses.cpp",
+        "search": "CopySignOp::create(b.rewriter, b.loc, erfOfA, x)",
+        "replace": "CopySignOp::create(b.rewriter, b.loc, erfOfA, b.add(x, b.f32(0.0f)))",
+        "tests": [PY + "jit_math_accuracy", PY + "jit_math_exhaustive"],
+        "why": "erf(-0) is +0 (x + 0 loses the sign of zero only), where C and IEEE 754 give -0",
     },
     {
         "name": "exp_clamped_below_scale",
