@@ -67,9 +67,11 @@ _gentbl_rule = rule(
     },
 )
 
-def gentbl_cc_library(name, tbl_outs, tblgen, td_file, deps = [], includes = [], **kwargs):
+def gentbl_cc_library(name, tbl_outs, tblgen, td_file, deps = [], includes = [], strip_include_prefix = None, **kwargs):
     """A cc_library of the files mlir-tblgen generates from `td_file`:
-    `tbl_outs` maps each output (a path in this package) to its options."""
+    `tbl_outs` maps each output (a path in this package) to its options.
+    With `strip_include_prefix` they are its hdrs (Bazel does not strip
+    textual_hdrs), else its textual_hdrs, as upstream's macro does."""
     outs = []
     for out, opts in tbl_outs.items():
         rule_name = "%s_%s_gen" % (name, out.replace("/", "_").replace(".", "_"))
@@ -83,4 +85,7 @@ def gentbl_cc_library(name, tbl_outs, tblgen, td_file, deps = [], includes = [],
             td_file = td_file,
         )
         outs.append(out)
-    native.cc_library(name = name, textual_hdrs = outs, **kwargs)
+    if strip_include_prefix:
+        native.cc_library(name = name, hdrs = outs, strip_include_prefix = strip_include_prefix, **kwargs)
+    else:
+        native.cc_library(name = name, textual_hdrs = outs, **kwargs)

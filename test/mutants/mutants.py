@@ -506,7 +506,7 @@ MUTANTS = [
     },
     {
         "name": "reducing_loop_forked",
-        "file": "lib/CAPI/Transforms/JitPasses.cpp",
+        "file": "lib/Transforms/SequentialLoops.cpp",
         "search": "  return loop.getNumReductions() > 0 ||",
         "replace": "  return false ||",
         "tests": [PY + "jit_parallel"],
@@ -514,7 +514,7 @@ MUTANTS = [
     },
     {
         "name": "ordered_sum_split",
-        "file": "lib/CAPI/Transforms/ParallelReductions.cpp",
+        "file": "lib/Transforms/ParallelReductions.cpp",
         "search": "  if (!isa<arith::AddFOp, arith::MulFOp>(combiner))\n    return false;",
         "replace": "  if (isa<arith::AddFOp, arith::MulFOp>(combiner))\n    return true;",
         "tests": [PY + "jit_reductions"],
@@ -522,7 +522,7 @@ MUTANTS = [
     },
     {
         "name": "reduction_chunks_follow_threads",
-        "file": "lib/CAPI/Transforms/ParallelReductions.cpp",
+        "file": "lib/Transforms/ParallelReductions.cpp",
         "search": "constexpr int64_t kChunks = 8;",
         "replace": 'static const int64_t kChunks = getenv("OMP_NUM_THREADS") ? atoi(getenv("OMP_NUM_THREADS")) : 8;',
         "tests": [PY + "jit_reductions"],
@@ -530,7 +530,7 @@ MUTANTS = [
     },
     {
         "name": "partial_sums_from_positive_zero",
-        "file": "lib/CAPI/Transforms/ParallelReductions.cpp",
+        "file": "lib/Transforms/ParallelReductions.cpp",
         "search": "rewriter.getFloatAttr(element, -0.0)",
         "replace": "rewriter.getFloatAttr(element, 0.0)",
         "tests": [PY + "jit_reductions"],
@@ -538,7 +538,7 @@ MUTANTS = [
     },
     {
         "name": "unusual_maps_split",
-        "file": "lib/CAPI/Transforms/ParallelReductions.cpp",
+        "file": "lib/Transforms/ParallelReductions.cpp",
         "search": "return map.isProjectedPermutation();",
         "replace": "return true;",
         "tests": [PY + "jit_reductions"],
@@ -546,7 +546,7 @@ MUTANTS = [
     },
     {
         "name": "fusion_of_fixed_slices",
-        "file": "lib/CAPI/Transforms/ParallelFusion.cpp",
+        "file": "lib/Transforms/ParallelFusion.cpp",
         "search": "  return loop && llvm::any_of(slice.getMixedOffsets(),",
         "replace": "  return true || llvm::any_of(slice.getMixedOffsets(),",
         "tests": [PY + "jit_parallel_fusion"],
@@ -554,7 +554,7 @@ MUTANTS = [
     },
     {
         "name": "fusion_of_shared_producers",
-        "file": "lib/CAPI/Transforms/ParallelFusion.cpp",
+        "file": "lib/Transforms/ParallelFusion.cpp",
         "search": "        llvm::all_of(op->getUsers(),",
         "replace": "        llvm::any_of(op->getUsers(),",
         "tests": [PY + "jit_parallel_fusion"],
@@ -562,7 +562,7 @@ MUTANTS = [
     },
     {
         "name": "fusion_leaves_chain",
-        "file": "lib/CAPI/Transforms/ParallelFusion.cpp",
+        "file": "lib/Transforms/ParallelFusion.cpp",
         "search": "      if (source != dim.getSource())",
         "replace": "      if (false)",
         "tests": [PY + "jit_parallel_fusion"],
@@ -570,7 +570,7 @@ MUTANTS = [
     },
     {
         "name": "fusion_of_calling_producers",
-        "file": "lib/CAPI/Transforms/ParallelFusion.cpp",
+        "file": "lib/Transforms/ParallelFusion.cpp",
         "search": "         isMemoryEffectFree(op);",
         "replace": "         true;",
         "tests": [PY + "jit_parallel_fusion"],
@@ -578,7 +578,7 @@ MUTANTS = [
     },
     {
         "name": "fusion_of_empty_loops",
-        "file": "lib/CAPI/Transforms/ParallelFusion.cpp",
+        "file": "lib/Transforms/ParallelFusion.cpp",
         "search": "  return llvm::is_contained(op.getStaticLoopRanges(), 0);",
         "replace": "  return false;",
         "tests": [PY + "jit_parallel_fusion"],
@@ -658,7 +658,7 @@ MUTANTS = [
     },
     {
         "name": "exp_upstream_approximation",
-        "file": "lib/CAPI/Transforms/JitPasses.cpp",
+        "file": "lib/Transforms/ApproximateMath.cpp",
         "search": "patterns.add<OfF32<math::ExpOp, expOfF32>>(&getContext());",
         "replace": "",
         "tests": [PY + "jit_math_accuracy"],
@@ -666,7 +666,7 @@ MUTANTS = [
     },
     {
         "name": "tanh_upstream_approximation",
-        "file": "lib/CAPI/Transforms/JitPasses.cpp",
+        "file": "lib/Transforms/ApproximateMath.cpp",
         "search": "patterns.add<OfF32<math::TanhOp, tanhOfF32>>(&getContext());",
         "replace": "",
         "tests": [PY + "jit_math_accuracy", PY + "jit_math_exhaustive"],
@@ -674,7 +674,7 @@ MUTANTS = [
     },
     {
         "name": "erf_sign_of_zero",
-        "file": "lib/CAPI/Transforms/JitPasses.cpp",
+        "file": "lib/Transforms/ApproximateMath.cpp",
         "search": "CopySignOp::create(b.rewriter, b.loc, erfOfA, x)",
         "replace": "CopySignOp::create(b.rewriter, b.loc, erfOfA, b.add(x, b.f32(0.0f)))",
         "tests": [PY + "jit_math_accuracy", PY + "jit_math_exhaustive"],
@@ -682,7 +682,7 @@ MUTANTS = [
     },
     {
         "name": "exp_clamped_below_scale",
-        "file": "lib/CAPI/Transforms/JitPasses.cpp",
+        "file": "lib/Transforms/ApproximateMath.cpp",
         "search": "arith::CmpFPredicate::UGT, -88.0f);",
         "replace": "arith::CmpFPredicate::UGT, -100.0f);",
         "tests": [PY + "jit_math_accuracy"],
@@ -730,7 +730,7 @@ MUTANTS = [
     },
     {
         "name": "unclone_drops_type_changing_clone",
-        "file": "lib/CAPI/Transforms/UncloneReturnedArguments.cpp",
+        "file": "lib/Transforms/UncloneReturnedArguments.cpp",
         "search": "} else if (castsExactly(input.getType(), clone.getType())) {",
         "replace": "} else if (true) {\n          clone.replaceAllUsesWith(input);\n          clone.erase();\n        } else if (false) {",
         "tests": [PY + "jit_tensors"],
@@ -754,7 +754,7 @@ MUTANTS = [
     },
     {
         "name": "unclone_keeps_clones",
-        "file": "lib/CAPI/Transforms/UncloneReturnedArguments.cpp",
+        "file": "lib/Transforms/UncloneReturnedArguments.cpp",
         "search": "clones.push_back(clone);",
         "replace": "(void)clone;",
         "tests": [PY + "jit_tensors"],
@@ -762,7 +762,7 @@ MUTANTS = [
     },
     {
         "name": "loop_allocas_left_in_loops",
-        "file": "lib/CAPI/Transforms/HoistAllocas.cpp",
+        "file": "lib/Transforms/HoistAllocas.cpp",
         "search": "if (!scope || !isLoop(scope))",
         "replace": "if (true)",
         "tests": [PY + "jit_stack_allocations"],
@@ -770,7 +770,7 @@ MUTANTS = [
     },
     {
         "name": "aggregate_on_memrefs_unnamed",
-        "file": "lib/CAPI/Transforms/DecomposeAggregates.cpp",
+        "file": "lib/Transforms/DecomposeAggregates.cpp",
         "search": "llvm::any_of(op->getOperandTypes(), llvm::IsaPred<BaseMemRefType>)",
         "replace": "false",
         "tests": [PY + "jit_aggregates"],

@@ -1,6 +1,6 @@
 //===- ParallelReductions.cpp - Whole reductions split over threads -------===//
 
-#include "Passes.h"
+#include "lib/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -11,6 +11,11 @@
 #include "mlir/Pass/Pass.h"
 
 using namespace mlir;
+
+namespace mlir::jit {
+#define GEN_PASS_DEF_PARALLELREDUCTIONS
+#include "lib/Transforms/Passes.h.inc"
+} // namespace mlir::jit
 
 namespace {
 
@@ -68,18 +73,7 @@ bool isWholeReduction(linalg::GenericOp op) {
 /// partial result; a linalg op then combines the partial results in order.
 /// Loops that also have parallel dimensions already run on every core.
 struct ParallelReductionsPass
-    : public PassWrapper<ParallelReductionsPass, OperationPass<>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ParallelReductionsPass)
-
-  StringRef getArgument() const final { return "jit-parallel-reductions"; }
-  StringRef getDescription() const final {
-    return "Split whole reductions of linalg.generic on tensors whose "
-           "combiner allows any order into chunks reduced in parallel";
-  }
-  void getDependentDialects(DialectRegistry &registry) const final {
-    registry.insert<arith::ArithDialect, linalg::LinalgDialect, scf::SCFDialect,
-                    tensor::TensorDialect>();
-  }
+    : public jit::impl::ParallelReductionsBase<ParallelReductionsPass> {
   void runOnOperation() override {
     SmallVector<linalg::GenericOp> reductions;
     getOperation()->walk([&](linalg::GenericOp op) {
@@ -114,7 +108,3 @@ struct ParallelReductionsPass
 };
 
 } // namespace
-
-void registerParallelReductionsPass() {
-  PassRegistration<ParallelReductionsPass>();
-}

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Passes.h"
+#include "lib/Transforms/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -19,6 +19,11 @@
 #include "mlir/Pass/Pass.h"
 
 using namespace mlir;
+
+namespace mlir::jit {
+#define GEN_PASS_DEF_UNCLONERETURNEDARGUMENTS
+#include "lib/Transforms/Passes.h.inc"
+} // namespace mlir::jit
 
 namespace {
 
@@ -46,21 +51,8 @@ bool castsExactly(Type from, Type to) {
 }
 
 struct UncloneReturnedArgumentsPass
-    : public PassWrapper<UncloneReturnedArgumentsPass,
-                         OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(UncloneReturnedArgumentsPass)
-
-  StringRef getArgument() const final {
-    return "jit-unclone-returned-arguments";
-  }
-  StringRef getDescription() const final {
-    return "Return arguments (or views of them) that buffer deallocation "
-           "cloned, so that results alias them";
-  }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<memref::MemRefDialect>();
-  }
-
+    : public jit::impl::UncloneReturnedArgumentsBase<
+          UncloneReturnedArgumentsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     for (auto function : module.getOps<func::FuncOp>()) {
@@ -95,7 +87,3 @@ struct UncloneReturnedArgumentsPass
 };
 
 } // namespace
-
-void registerUncloneReturnedArgumentsPass() {
-  PassRegistration<UncloneReturnedArgumentsPass>();
-}

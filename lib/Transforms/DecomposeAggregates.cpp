@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Passes.h"
+#include "lib/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -23,23 +23,15 @@
 
 using namespace mlir;
 
+namespace mlir::jit {
+#define GEN_PASS_DEF_DECOMPOSEAGGREGATES
+#include "lib/Transforms/Passes.h.inc"
+} // namespace mlir::jit
+
 namespace {
 
 struct DecomposeAggregatesPass
-    : public PassWrapper<DecomposeAggregatesPass, OperationPass<>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DecomposeAggregatesPass)
-
-  StringRef getArgument() const final { return "jit-decompose-aggregates"; }
-  StringRef getDescription() const final {
-    return "Decompose aggregate linalg ops (linalg.softmax) on tensors into "
-           "the simpler linalg ops they stand for";
-  }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    // What linalg.softmax decomposes into.
-    registry.insert<arith::ArithDialect, linalg::LinalgDialect,
-                    math::MathDialect, tensor::TensorDialect>();
-  }
-
+    : public jit::impl::DecomposeAggregatesBase<DecomposeAggregatesPass> {
   void runOnOperation() override {
     SmallVector<linalg::AggregatedOpInterface> aggregates;
     getOperation()->walk([&](linalg::AggregatedOpInterface aggregate) {
@@ -73,7 +65,3 @@ struct DecomposeAggregatesPass
 };
 
 } // namespace
-
-void registerDecomposeAggregatesPass() {
-  PassRegistration<DecomposeAggregatesPass>();
-}

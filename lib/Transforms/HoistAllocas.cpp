@@ -20,7 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Passes.h"
+#include "lib/Transforms/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -29,6 +29,11 @@
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
+
+namespace mlir::jit {
+#define GEN_PASS_DEF_HOISTALLOCAS
+#include "lib/Transforms/Passes.h.inc"
+} // namespace mlir::jit
 
 namespace {
 
@@ -73,19 +78,7 @@ LogicalResult freeEachIteration(Operation *loop) {
   return success();
 }
 
-struct HoistAllocasPass
-    : public PassWrapper<HoistAllocasPass, OperationPass<>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(HoistAllocasPass)
-
-  StringRef getArgument() const final { return "jit-hoist-allocas"; }
-  StringRef getDescription() const final {
-    return "Move the static memref.allocas of loops out of them, and free "
-           "the others at the end of each iteration";
-  }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<LLVM::LLVMDialect>();
-  }
-
+struct HoistAllocasPass : public jit::impl::HoistAllocasBase<HoistAllocasPass> {
   void runOnOperation() override {
     SmallVector<memref::AllocaOp> allocas;
     getOperation()->walk(
@@ -110,5 +103,3 @@ struct HoistAllocasPass
 };
 
 } // namespace
-
-void registerHoistAllocasPass() { PassRegistration<HoistAllocasPass>(); }

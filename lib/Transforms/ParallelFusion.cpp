@@ -1,6 +1,6 @@
 //===- ParallelFusion.cpp - Chains of linalg ops fused in parallel tiles --===//
 
-#include "Passes.h"
+#include "lib/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -15,6 +15,11 @@
 #include "mlir/Transforms/CSE.h"
 
 using namespace mlir;
+
+namespace mlir::jit {
+#define GEN_PASS_DEF_PARALLELFUSION
+#include "lib/Transforms/Passes.h.inc"
+} // namespace mlir::jit
 
 namespace {
 
@@ -119,18 +124,7 @@ struct ErasedOps : public RewriterBase::Listener {
 /// that two ops use computed once. The chain's ops then fork threads once,
 /// not once each, and pass their tiles through the caches, not memory.
 struct ParallelFusionPass
-    : public PassWrapper<ParallelFusionPass, OperationPass<>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ParallelFusionPass)
-
-  StringRef getArgument() const final { return "jit-parallel-fusion"; }
-  StringRef getDescription() const final {
-    return "Compute chains of linalg ops on tensors in parallel tiles of "
-           "their last op's first loop, their producers fused in";
-  }
-  void getDependentDialects(DialectRegistry &registry) const final {
-    registry.insert<arith::ArithDialect, linalg::LinalgDialect, scf::SCFDialect,
-                    tensor::TensorDialect>();
-  }
+    : public jit::impl::ParallelFusionBase<ParallelFusionPass> {
   void runOnOperation() override {
     SmallVector<linalg::GenericOp> ends;
     getOperation()->walk([&](linalg::GenericOp op) {
@@ -211,5 +205,3 @@ struct ParallelFusionPass
 };
 
 } // namespace
-
-void registerParallelFusionPass() { PassRegistration<ParallelFusionPass>(); }
