@@ -1,4 +1,5 @@
-//===- ApproximateMath.cpp - Polynomial approximations of math functions on f32 ---===//
+//===- ApproximateMath.cpp - Polynomial approximations of math functions on f32
+//---===//
 
 #include "lib/Transforms/Passes.h"
 
@@ -198,7 +199,8 @@ Value erfOfF32(const F32Builder &b, Value x) {
 /// `test-math-polynomial-approximation`) for the others; on f16 and bf16
 /// through f32. Their accuracy over all 2^32 inputs:
 /// test/python/jit_math_exhaustive.py.
-struct ApproximateMathPass : public jit::impl::ApproximateMathBase<ApproximateMathPass> {
+struct ApproximateMathPass
+    : public jit::impl::ApproximateMathBase<ApproximateMathPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<OfF32<math::ExpOp, expOfF32>>(&getContext());

@@ -43,7 +43,9 @@ struct DecomposeAggregatesPass
       if (llvm::any_of(op->getOperandTypes(), llvm::IsaPred<BaseMemRefType>)) {
         op->emitOpError("on memrefs is not lowered: jit() decomposes it into "
                         "simpler linalg ops on tensors only; give it tensors "
-                        "(or write the ops it stands for)");
+                        "(or write the ops it stands for), and a pipeline "
+                        "that bufferizes them itself must run "
+                        "jit-decompose-aggregates first");
         failures = true;
         continue;
       }

@@ -1,4 +1,5 @@
-//===- ExpandArith.cpp - The arith ops convert-arith-to-llvm lacks, expanded ---===//
+//===- ExpandArith.cpp - The arith ops convert-arith-to-llvm lacks, expanded
+//---===//
 
 #include "lib/Transforms/Passes.h"
 

@@ -11,12 +11,13 @@
 // matmul's k loop overflowed the stack at 130x1030x70.
 //
 // This pass, run before the loops are lowered, moves an alloca of a static
-// size to the entry of its first enclosing scope that is not a loop (the
-// function, or one parallel iteration's memref.alloca_scope, each thread
-// its own): the loop reuses one buffer, whose contents an alloca does not
-// define anyway. A loop with allocas of dynamic size saves the stack pointer
-// at the start of its body and restores it at the end, as memref.alloca_scope
-// is lowered.
+// size out of its loops (scf.while's too, which is no scope), to just
+// before the outermost of them within its scope (the function, or one
+// parallel iteration's memref.alloca_scope, each thread its own): the loop
+// reuses one buffer, whose contents an alloca does not define anyway, and
+// code that never enters the loop allocates nothing. A loop with allocas of
+// dynamic size saves the stack pointer at the start of its body and
+// restores it at the end, as memref.alloca_scope is lowered.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,24 +38,21 @@ namespace mlir::jit {
 
 namespace {
 
-/// Whether `scope`, an automatic allocation scope, is a loop: lowered to
-/// blocks that run its body again without freeing its allocas.
-bool isLoop(Operation *scope) { return isa<LoopLikeOpInterface>(scope); }
-
-/// The automatic allocation scope enclosing `op`, or null.
-Operation *scopeOf(Operation *op) {
-  return op->getParentWithTrait<OpTrait::AutomaticAllocationScope>();
-}
-
-/// The first scope enclosing `loop` that is not a loop, or null (when it
-/// has several regions, which one holds the loop is not said).
-Operation *outerScope(Operation *loop) {
-  Operation *scope = loop;
-  while (scope && isLoop(scope))
-    scope = scopeOf(scope);
-  if (!scope || scope->getNumRegions() != 1 || scope->getRegion(0).empty())
-    return nullptr;
-  return scope;
+/// The innermost loop enclosing `op` (scf.for, scf.while, affine.for, ...:
+/// lowered to blocks that run its body again without freeing its allocas)
+/// within `op`'s automatic allocation scope, or null. A loop that is a scope
+/// (scf.for) frees its allocas each iteration by MLIR's rules; one that is
+/// not (scf.while) runs the body of the function again: freeing each
+/// iteration's allocas is what both would do in a loop.
+Operation *enclosingLoop(Operation *op) {
+  for (Operation *parent = op->getParentOp(); parent;
+       parent = parent->getParentOp()) {
+    if (isa<LoopLikeOpInterface>(parent))
+      return parent;
+    if (parent->hasTrait<OpTrait::AutomaticAllocationScope>())
+      return nullptr;
+  }
+  return nullptr;
 }
 
 /// Frees the stack `loop`'s iterations allocate at the end of each one:
@@ -85,16 +83,20 @@ struct HoistAllocasPass : public jit::impl::HoistAllocasBase<HoistAllocasPass> {
         [&](memref::AllocaOp alloca) { allocas.push_back(alloca); });
     llvm::SetVector<Operation *> loops;
     for (memref::AllocaOp alloca : allocas) {
-      Operation *scope = scopeOf(alloca);
-      if (!scope || !isLoop(scope))
+      Operation *loop = enclosingLoop(alloca);
+      if (!loop)
         continue;
-      Operation *outer = outerScope(scope);
-      if (alloca->getNumOperands() != 0 || !outer) {
-        loops.insert(scope);
+      if (alloca->getNumOperands() != 0) {
+        loops.insert(loop);
         continue;
       }
-      Block &entry = outer->getRegion(0).front();
-      alloca->moveBefore(&entry, entry.begin());
+      // Just before the outermost loop of its scope: allocated once, where
+      // the loop is entered (never where it is not, as at the function's
+      // entry); in a parallel iteration's memref.alloca_scope, each
+      // thread its own.
+      while (Operation *outer = enclosingLoop(loop))
+        loop = outer;
+      alloca->moveBefore(loop);
     }
     for (Operation *loop : loops)
       if (failed(freeEachIteration(loop)))

@@ -1,4 +1,5 @@
-//===- ParallelIf.cpp - A fork only where it pays ---------------------------===//
+//===- ParallelIf.cpp - A fork only where it pays
+//---------------------------===//
 
 #include "lib/Transforms/Passes.h"
 

@@ -1,4 +1,5 @@
-//===- RegisterAccumulators.cpp - Loops' accumulators kept in registers -----===//
+//===- RegisterAccumulators.cpp - Loops' accumulators kept in registers
+//-----===//
 
 #include "lib/Transforms/Passes.h"
 
@@ -122,7 +123,8 @@ void keepInRegister(scf::ForOp loop, memref::LoadOp load,
 }
 
 /// Keeps the accumulators of loops (linalg's reductions) in registers.
-struct RegisterAccumulatorsPass : public jit::impl::RegisterAccumulatorsBase<RegisterAccumulatorsPass> {
+struct RegisterAccumulatorsPass
+    : public jit::impl::RegisterAccumulatorsBase<RegisterAccumulatorsPass> {
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     getOperation()->walk([&](scf::ForOp loop) { loops.push_back(loop); });

@@ -1,4 +1,5 @@
-//===- SequentialLoops.cpp - Parallel loops that must run in order ----------===//
+//===- SequentialLoops.cpp - Parallel loops that must run in order
+//----------===//
 
 #include "lib/Transforms/Passes.h"
 
@@ -115,7 +116,8 @@ void runInnermostSequentially(scf::ParallelOp loop) {
 /// Rewrites the scf.parallel loops that run sequentially as scf.for loops,
 /// so that convert-scf-to-openmp takes only the others, and the innermost
 /// dimension of those others whose bodies LLVM vectorizes.
-struct SequentialLoopsPass : public jit::impl::SequentialLoopsBase<SequentialLoopsPass> {
+struct SequentialLoopsPass
+    : public jit::impl::SequentialLoopsBase<SequentialLoopsPass> {
   void runOnOperation() override {
     // Post-order: inner loops first, so that an outer loop clones them
     // rewritten.

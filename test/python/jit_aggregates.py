@@ -129,7 +129,7 @@ func.func @softmax(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
 }
 """
 # CHECK: MLIRError: Failure while executing pass pipeline:
-# CHECK-NEXT: error: "-":3:3: 'linalg.softmax' op on memrefs is not lowered: jit() decomposes it into simpler linalg ops on tensors only; give it tensors (or write the ops it stands for)
+# CHECK-NEXT: error: "-":3:3: 'linalg.softmax' op on memrefs is not lowered: jit() decomposes it into simpler linalg ops on tensors only; give it tensors (or write the ops it stands for), and a pipeline that bufferizes them itself must run jit-decompose-aggregates first
 # CHECK: MLIRError: Failure while executing pass pipeline:
 # CHECK-NEXT: error: "-":3:3: 'linalg.softmax' op on memrefs is not lowered
 for pipeline in PIPELINES.values():

@@ -215,3 +215,56 @@ func.func @f(%n: index, %out: memref<?xf32>) {
 # CHECK: FAST_PIPELINE: 0, in ['memref.alloca_scope']
 for name, pipeline in [("DEFAULT_PIPELINE", DEFAULT_PIPELINE), ("FAST_PIPELINE", FAST_PIPELINE)]:
     print(f"{name}: {{}}, in {{}}".format(*loop_allocas(pipeline, PARALLEL)))
+
+# A loop's static alloca is allocated where the loop is entered, never where
+# it is not: 16 MB in a loop inside a branch not taken costs nothing (at the
+# function's entry it overflowed an 8 MB stack at O0). And scf.while, a loop
+# that is no allocation scope, frees its body's allocas each iteration.
+# CHECK: allocas where loops run: O0 not entered 0.0
+# CHECK-NEXT: allocas where loops run: O0 scf.while 300000.0
+# CHECK-NOT: exit code
+run(
+    "allocas where loops run",
+    """
+NOT_ENTERED = '''
+func.func @f(%n: index, %flag: i1) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.if %flag -> f32 {
+    %q = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> f32 {
+      %s = memref.alloca() : memref<4000000xf32>
+      memref.store %acc, %s[%i] : memref<4000000xf32>
+      %b = memref.load %s[%i] : memref<4000000xf32>
+      scf.yield %b : f32
+    }
+    scf.yield %q : f32
+  } else {
+    scf.yield %zero : f32
+  }
+  return %r : f32
+}'''
+WHILE = '''
+func.func @f(%n: index) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %r:2 = scf.while (%i = %c0, %acc = %zero) : (index, f32) -> (index, f32) {
+    %c = arith.cmpi slt, %i, %n : index
+    scf.condition(%c) %i, %acc : index, f32
+  } do {
+  ^bb0(%i: index, %acc: f32):
+    %s = memref.alloca() : memref<256xf32>
+    memref.store %one, %s[%c0] : memref<256xf32>
+    %b = memref.load %s[%c0] : memref<256xf32>
+    %t = arith.addf %acc, %b : f32
+    %i1 = arith.addi %i, %c1 : index
+    scf.yield %i1, %t : index, f32
+  }
+  return %r#1 : f32
+}'''
+print("O0 not entered", jit(NOT_ENTERED, opt_level=0).f(0, False), flush=True)
+print("allocas where loops run: O0 scf.while", jit(WHILE, opt_level=0).f(300000), flush=True)
+""",
+)
