@@ -125,13 +125,24 @@ MLIR_CAPI_EXPORTED MlirLogicalResult mlirExecutionEngineGetCacheContents(
     MlirStringRef directory, int64_t *entries, uint64_t *bytes,
     int *errorNumber, MlirStringCallback onError, void *userData);
 
-/// Removes every cache entry in `directory`, and the temporary files writers
-/// left an hour ago or more (not those being written); sets `*removed` to the
-/// number of entries removed. Fails, as `mlirExecutionEngineGetCacheContents`
-/// does, if the directory cannot be read or a file cannot be removed.
+/// Removes this user's cache entries in `directory`, and their temporary
+/// files writers left an hour ago or more (not those being written); sets
+/// `*removed` to the number of entries removed. The cache's trust model
+/// applies: a directory no cache uses (another user's, or one others can
+/// write that is not sticky) is refused, with `*errorNumber` EPERM, and the
+/// entries of other users in a shared sticky directory are left to them.
+/// Fails, as `mlirExecutionEngineGetCacheContents` does, if the directory
+/// cannot be read or a file cannot be removed.
 MLIR_CAPI_EXPORTED MlirLogicalResult mlirExecutionEngineClearCache(
     MlirStringRef directory, int64_t *removed, int *errorNumber,
     MlirStringCallback onError, void *userData);
+
+/// `mlirExecutionEngineClearCache`, which also sets `*spared` to the number
+/// of other users' entries it left; with `allUsers`, removes every entry of
+/// any directory instead (as root, other users' too).
+MLIR_CAPI_EXPORTED MlirLogicalResult mlirExecutionEngineClearCacheEntries(
+    MlirStringRef directory, bool allUsers, int64_t *removed, int64_t *spared,
+    int *errorNumber, MlirStringCallback onError, void *userData);
 
 //===----------------------------------------------------------------------===//
 // Checked API: each reports a failure and its reason through `onError`

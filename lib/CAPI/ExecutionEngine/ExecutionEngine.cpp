@@ -153,17 +153,27 @@ extern "C" MlirLogicalResult mlirExecutionEngineGetCacheContents(
   return mlirLogicalResultSuccess();
 }
 
+extern "C" MlirLogicalResult mlirExecutionEngineClearCacheEntries(
+    MlirStringRef directory, bool allUsers, int64_t *removed, int64_t *spared,
+    int *errorNumber, MlirStringCallback onError, void *userData) {
+  mlir_execution_engine::StoreError error;
+  auto cleared = mlir_execution_engine::clearObjectStore(unwrap(directory),
+                                                         allUsers, error);
+  if (!cleared)
+    return reportStoreError(error, errorNumber, onError, userData);
+  *removed = cleared->removed;
+  *spared = cleared->spared;
+  return mlirLogicalResultSuccess();
+}
+
 extern "C" MlirLogicalResult
 mlirExecutionEngineClearCache(MlirStringRef directory, int64_t *removed,
                               int *errorNumber, MlirStringCallback onError,
                               void *userData) {
-  mlir_execution_engine::StoreError error;
-  auto count =
-      mlir_execution_engine::clearObjectStore(unwrap(directory), error);
-  if (!count)
-    return reportStoreError(error, errorNumber, onError, userData);
-  *removed = *count;
-  return mlirLogicalResultSuccess();
+  int64_t spared;
+  return mlirExecutionEngineClearCacheEntries(directory, /*allUsers=*/false,
+                                              removed, &spared, errorNumber,
+                                              onError, userData);
 }
 
 extern "C" MlirExecutionEngine
