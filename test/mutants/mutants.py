@@ -440,8 +440,8 @@ MUTANTS = [
     {
         "name": "cache_clear_spares_stale_temporaries",
         "file": "lib/ExecutionEngine/ObjectStore.cpp",
-        "search": "if (file.temporary && !isStale(file))",
-        "replace": "if (file.temporary)",
+        "search": "if (temporary && now - modified <= kStaleTemporary)",
+        "replace": "if (temporary)",
         "tests": [PY + "jit_cache"],
         "why": "clearing the cache leaves the temporary files of writers that died",
     },
