@@ -705,6 +705,22 @@ MUTANTS = [
         "why": "a kept buffer handed out stays kept: two live arrays share memory",
     },
     {
+        "name": "fork_child_locks_not_rearmed",
+        "file": "python/mlir/jit/state.py",
+        "search": "os.register_at_fork(after_in_child=_after_fork_in_child)",
+        "replace": "pass",
+        "tests": [PY + "jit_fork"],
+        "why": "a forked child keeps the module locks of the parent's other threads: a module another thread was compiling at the fork hangs at its first call in the child",
+    },
+    {
+        "name": "fork_child_cached_module_not_lowered",
+        "file": "python/mlir/jit/state.py",
+        "search": "self.lower(self)",
+        "replace": "pass",
+        "tests": [PY + "jit_fork"],
+        "why": "a module jit() took from the cache, whose engine another thread was binding at the fork, is compiled unlowered in the child when the entry is gone",
+    },
+    {
         "name": "spare_buffers_unbounded",
         "file": BINDINGS + "JitMemRefs.cpp",
         "search": "while (bytes > kSpareBytes) {",
