@@ -142,7 +142,9 @@ def cached_in_child(clear):
     right = module.f0(2.0, 3.0) == 12.0
     after = jit_cache.statistics()
     made = {key: after[key] - before[key] for key in ("hits", "compilations")}
-    return right and made == ({"hits": 0, "compilations": 1} if clear else {"hits": 1, "compilations": 0})
+    return right and made == (
+        {"hits": 0, "compilations": 1} if clear else {"hits": 1, "compilations": 0}
+    )
 
 
 for clear in (False, True):
