@@ -144,6 +144,22 @@ MLIR_CAPI_EXPORTED MlirLogicalResult mlirExecutionEngineClearCacheEntries(
     MlirStringRef directory, bool allUsers, int64_t *removed, int64_t *spared,
     int *errorNumber, MlirStringCallback onError, void *userData);
 
+/// Whether the module's code calls LLVM's OpenMP runtime (libomp.so.5, for
+/// code lowered from the OpenMP dialect): known once the module is linked,
+/// by its first lookup.
+MLIR_CAPI_EXPORTED bool mlirExecutionEngineUsesOpenMP(MlirExecutionEngine jit);
+
+/// Checks `OMP_NUM_THREADS` against what LLVM's OpenMP runtime reads without
+/// aborting the process (or reading garbage), and threads beyond one a core
+/// against what the process can start, unless the runtime has read it
+/// already in this process; with `read`, the runtime then reads it, so that
+/// a value set later is not read (a forked child's runtime, starting again
+/// in fork(), reads the value set since only if it can). A lookup of a
+/// module that uses the runtime checks it so, and fails if it is not one.
+/// Fails with the reason and what to do.
+MLIR_CAPI_EXPORTED MlirLogicalResult mlirExecutionEngineCheckOpenMPThreads(
+    bool read, MlirStringCallback onError, void *userData);
+
 //===----------------------------------------------------------------------===//
 // Checked API: each reports a failure and its reason through `onError`
 // (called once with the whole message, may be NULL) instead of aborting or

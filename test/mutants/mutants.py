@@ -721,6 +721,22 @@ MUTANTS = [
         "why": "a module jit() took from the cache, whose engine another thread was binding at the fork, is compiled unlowered in the child when the entry is gone",
     },
     {
+        "name": "openmp_fork_reads_unreadable_value",
+        "file": "lib/ExecutionEngine/OpenMPThreads.cpp",
+        "search": "setValue(valueRead);",
+        "replace": "",
+        "tests": [PY + "jit_parallel"],
+        "why": "OMP_NUM_THREADS set to a value the OpenMP runtime cannot read after it read one: the runtime of a child forked then reads it in fork() and aborts the child",
+    },
+    {
+        "name": "openmp_numbers_apart_without_comma",
+        "file": "lib/ExecutionEngine/OpenMPThreads.cpp",
+        "search": "if (afterNumber)",
+        "replace": "if (false)",
+        "tests": [PY + "jit_parallel"],
+        "why": "OMP_NUM_THREADS='2 3', which the OpenMP runtime aborts the process on, is taken",
+    },
+    {
         "name": "spare_buffers_unbounded",
         "file": BINDINGS + "JitMemRefs.cpp",
         "search": "while (bytes > kSpareBytes) {",

@@ -547,6 +547,8 @@ void defineSymbols(py::class_<PyExecutionEngine> &engine) {
             // reason, not "unknown".
             std::string error;
             void *fn = lookupOnCompileStack(self.get(), name, error);
+            if (!fn && mlir::python::jit::raiseOpenMPThreadsError(self.get()))
+              throw py::error_already_set();
             if (!fn)
               raise("cannot look up '" + name + "'", error);
             return reinterpret_cast<uintptr_t>(fn);
