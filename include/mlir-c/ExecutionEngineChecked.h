@@ -125,13 +125,40 @@ MLIR_CAPI_EXPORTED MlirLogicalResult mlirExecutionEngineGetCacheContents(
     MlirStringRef directory, int64_t *entries, uint64_t *bytes,
     int *errorNumber, MlirStringCallback onError, void *userData);
 
-/// Removes every cache entry in `directory`, and the temporary files writers
-/// left an hour ago or more (not those being written); sets `*removed` to the
-/// number of entries removed. Fails, as `mlirExecutionEngineGetCacheContents`
-/// does, if the directory cannot be read or a file cannot be removed.
+/// Removes this user's cache entries in `directory`, and their temporary
+/// files writers left an hour ago or more (not those being written); sets
+/// `*removed` to the number of entries removed. The cache's trust model
+/// applies: a directory no cache uses (another user's, or one others can
+/// write that is not sticky) is refused, with `*errorNumber` EPERM, and the
+/// entries of other users in a shared sticky directory are left to them.
+/// Fails, as `mlirExecutionEngineGetCacheContents` does, if the directory
+/// cannot be read or a file cannot be removed.
 MLIR_CAPI_EXPORTED MlirLogicalResult mlirExecutionEngineClearCache(
     MlirStringRef directory, int64_t *removed, int *errorNumber,
     MlirStringCallback onError, void *userData);
+
+/// `mlirExecutionEngineClearCache`, which also sets `*spared` to the number
+/// of other users' entries it left; with `allUsers`, removes every entry of
+/// any directory instead (as root, other users' too).
+MLIR_CAPI_EXPORTED MlirLogicalResult mlirExecutionEngineClearCacheEntries(
+    MlirStringRef directory, bool allUsers, int64_t *removed, int64_t *spared,
+    int *errorNumber, MlirStringCallback onError, void *userData);
+
+/// Whether the module's code calls LLVM's OpenMP runtime (libomp.so.5, for
+/// code lowered from the OpenMP dialect): known once the module is linked,
+/// by its first lookup.
+MLIR_CAPI_EXPORTED bool mlirExecutionEngineUsesOpenMP(MlirExecutionEngine jit);
+
+/// Checks `OMP_NUM_THREADS` against what LLVM's OpenMP runtime reads without
+/// aborting the process (or reading garbage), and threads beyond one a core
+/// against what the process can start, unless the runtime has read it
+/// already in this process; with `read`, the runtime then reads it, so that
+/// a value set later is not read (a forked child's runtime, starting again
+/// in fork(), reads the value set since only if it can). A lookup of a
+/// module that uses the runtime checks it so, and fails if it is not one.
+/// Fails with the reason and what to do.
+MLIR_CAPI_EXPORTED MlirLogicalResult mlirExecutionEngineCheckOpenMPThreads(
+    bool read, MlirStringCallback onError, void *userData);
 
 //===----------------------------------------------------------------------===//
 // Checked API: each reports a failure and its reason through `onError`

@@ -21,6 +21,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -190,7 +191,10 @@ bool readStoreFiles(StringRef directory, std::vector<StoreFile> &files,
 /// may write it. The directory is this user's, writable by no one else or
 /// sticky; or root's and sticky (as /tmp), where no one else can remove or
 /// replace this user's files. Each entry is checked to be this user's own.
-std::string untrustedDirectory(int fd, StringRef directory) {
+/// With `clearing`, the message says why the directory is not this user's
+/// to clear, else what to do to use it.
+std::string untrustedDirectory(int fd, StringRef directory,
+                               bool clearing = false) {
   struct stat status;
   if (::fstat(fd, &status) != 0)
     return "cannot examine the cache directory '" + directory.str() +
@@ -199,16 +203,27 @@ std::string untrustedDirectory(int fd, StringRef directory) {
   if ((status.st_mode & S_ISVTX) &&
       (status.st_uid == 0 || status.st_uid == ::geteuid()))
     return "";
-  if (status.st_uid != ::geteuid())
-    return "the cache directory '" + directory.str() +
-           "' belongs to another user (uid " + std::to_string(status.st_uid) +
-           "), who could put code in it that this process would run; use a "
-           "directory of your own";
+  const char *notClearing = ": no cache uses it (they could put code in it), "
+                            "so its entries are not this user's to clear";
+  std::string described = "the cache directory '" + directory.str() + "'";
+  if (status.st_uid != ::geteuid()) {
+    described +=
+        " belongs to another user (uid " + std::to_string(status.st_uid) + ")";
+    return described + (clearing ? notClearing
+                                 : ", who could put code in it that this "
+                                   "process would run; use a directory of "
+                                   "your own");
+  }
   if (status.st_mode & (S_IWGRP | S_IWOTH))
-    return "the cache directory '" + directory.str() +
-           "' is writable by other users, who could put code in it that this "
-           "process would run; remove their write permission (chmod go-w) or "
-           "make it sticky (chmod +t)";
+    return described +
+           (clearing ? std::string(" is writable by other users and not "
+                                   "sticky") +
+                           notClearing
+                     : std::string(" is writable by other users, who could "
+                                   "put code in it that this process would "
+                                   "run; remove their write permission "
+                                   "(chmod go-w) or make it sticky (chmod "
+                                   "+t)"));
   return "";
 }
 
@@ -228,6 +243,35 @@ int openOwnEntry(int directoryFd, StringRef name) {
     return -1;
   }
   return fd;
+}
+
+/// The entry open as `fd`, read whole into `buffer`; what was read, or none
+/// if it cannot be read. Read with read(), never mapped (as
+/// MemoryBuffer::getOpenFile maps large files): a file another process
+/// truncates meanwhile is read short, and fails its header or checksum,
+/// where a mapping's missing pages would kill this process (SIGBUS).
+std::optional<StringRef>
+readEntry(int fd, StringRef path,
+          std::unique_ptr<WritableMemoryBuffer> &buffer) {
+  struct stat status;
+  if (::fstat(fd, &status) != 0)
+    return std::nullopt;
+  buffer = WritableMemoryBuffer::getNewUninitMemBuffer(
+      static_cast<size_t>(status.st_size), path);
+  if (!buffer)
+    return std::nullopt;
+  size_t size = buffer->getBufferSize(), done = 0;
+  while (done < size) {
+    ssize_t count = ::read(fd, buffer->getBufferStart() + done, size - done);
+    if (count < 0 && errno == EINTR)
+      continue;
+    if (count < 0)
+      return std::nullopt;
+    if (count == 0)
+      break; // truncated meanwhile
+    done += static_cast<size_t>(count);
+  }
+  return StringRef(buffer->getBufferStart(), done);
 }
 
 /// The directory, open (following symbolic links), or -1.
@@ -291,13 +335,13 @@ std::optional<StoredObject> loadObject(StringRef directory, StringRef key) {
     return std::nullopt;
   }
   auto closeEntry = make_scope_exit([fd] { ::close(fd); });
-  auto file = MemoryBuffer::getOpenFile(fd, path, /*FileSize=*/-1,
-                                        /*RequiresNullTerminator=*/false);
-  if (!file) {
+  std::unique_ptr<WritableMemoryBuffer> file;
+  std::optional<StringRef> read = readEntry(fd, path, file);
+  if (!read) {
     ++misses;
     return std::nullopt;
   }
-  StringRef data = (*file)->getBuffer();
+  StringRef data = *read;
   auto reject = [&]() -> std::optional<StoredObject> {
     // Truncated, corrupted or foreign: a new store replaces it.
     sys::fs::remove(path);
@@ -426,27 +470,81 @@ std::optional<ObjectStoreContents> describeObjectStore(StringRef directory,
   return contents;
 }
 
-std::optional<int64_t> clearObjectStore(StringRef directory,
-                                        StoreError &error) {
-  std::vector<StoreFile> files;
-  if (!readStoreFiles(directory, files, error))
+std::optional<ObjectStoreCleared>
+clearObjectStore(StringRef directory, bool allUsers, StoreError &error) {
+  // The file system would read the path up to the NUL: another directory.
+  if (directory.contains('\0')) {
+    error = {EINVAL, "the cache directory contains a NUL character"};
     return std::nullopt;
-  int64_t removed = 0;
-  for (const StoreFile &file : files) {
-    if (file.temporary && !isStale(file))
-      continue; // being written
-    std::error_code ec =
-        sys::fs::remove(file.path, /*IgnoreNonExisting=*/false);
-    if (ec == std::errc::no_such_file_or_directory)
-      continue; // another process evicted it
-    if (ec) {
-      error = {ec.value(),
-               "cannot remove '" + file.path + "': " + ec.message()};
+  }
+  // errno, then the message (building it may change errno).
+  auto fail = [&](const char *what, StringRef path) {
+    int code = errno;
+    error = {code, std::string(what) + " '" + path.str() +
+                       "': " + std::strerror(code)};
+    return std::nullopt;
+  };
+  // Every file is examined and removed relative to the directory examined
+  // (a path could lead elsewhere meanwhile).
+  int directoryFd = openDirectory(directory);
+  if (directoryFd < 0) {
+    if (errno == ENOENT)
+      return ObjectStoreCleared{0, 0};
+    return fail("cannot read the cache directory", directory);
+  }
+  DIR *listing = ::fdopendir(directoryFd);
+  if (!listing) {
+    int code = errno;
+    ::close(directoryFd);
+    errno = code;
+    return fail("cannot read the cache directory", directory);
+  }
+  scope_exit closeListing([listing] { ::closedir(listing); });
+  if (!allUsers) {
+    std::string untrusted =
+        untrustedDirectory(directoryFd, directory, /*clearing=*/true);
+    if (!untrusted.empty()) {
+      error = {EPERM, untrusted};
       return std::nullopt;
     }
-    removed += !file.temporary;
   }
-  return removed;
+  ObjectStoreCleared cleared{0, 0};
+  auto now = std::chrono::system_clock::now();
+  for (errno = 0; dirent *file = ::readdir(listing); errno = 0) {
+    StringRef name = file->d_name;
+    bool temporary = isStoreFile(name, /*temporary=*/true);
+    if (!temporary && !isStoreFile(name, /*temporary=*/false))
+      continue;
+    SmallString<256> path(directory);
+    sys::path::append(path, name);
+    struct stat status;
+    if (::fstatat(directoryFd, file->d_name, &status, AT_SYMLINK_NOFOLLOW)) {
+      if (errno == ENOENT)
+        continue; // another process evicted it
+      return fail("cannot read the cache entry", path);
+    }
+    if (!S_ISREG(status.st_mode))
+      continue;
+    if (!allUsers && status.st_uid != ::geteuid()) {
+      cleared.spared += !temporary;
+      continue;
+    }
+    auto modified = std::chrono::system_clock::time_point(
+        std::chrono::duration_cast<std::chrono::system_clock::duration>(
+            std::chrono::seconds(status.st_mtim.tv_sec) +
+            std::chrono::nanoseconds(status.st_mtim.tv_nsec)));
+    if (temporary && now - modified <= kStaleTemporary)
+      continue; // being written
+    if (::unlinkat(directoryFd, file->d_name, 0) != 0) {
+      if (errno == ENOENT)
+        continue; // another process evicted it
+      return fail("cannot remove", path);
+    }
+    cleared.removed += !temporary;
+  }
+  if (errno != 0)
+    return fail("cannot read the cache directory", directory);
+  return cleared;
 }
 
 } // namespace mlir_execution_engine

@@ -76,11 +76,20 @@ struct StoreError {
 std::optional<ObjectStoreContents>
 describeObjectStore(llvm::StringRef directory, StoreError &error);
 
-/// Removes every entry of `directory`, and the temporary files writers left
-/// an hour ago or more (not those being written); returns how many entries,
-/// or none with `error`.
-std::optional<int64_t> clearObjectStore(llvm::StringRef directory,
-                                        StoreError &error);
+/// What clearObjectStore did: the entries it removed, and those it left to
+/// the other users who own them.
+struct ObjectStoreCleared {
+  int64_t removed, spared;
+};
+/// Removes this user's entries of `directory` (none if it does not exist),
+/// and their temporary files writers left an hour ago or more (not those
+/// being written); or none with `error` if a file cannot be read or removed.
+/// The trust model applies as to the entries a cache reads: a directory one
+/// does not use (another user's, or writable by others and not sticky) is
+/// refused (EPERM), and other users' files are left alone; unless
+/// `allUsers`, which removes every entry of any directory.
+std::optional<ObjectStoreCleared>
+clearObjectStore(llvm::StringRef directory, bool allUsers, StoreError &error);
 
 /// Counts, for this process.
 struct ObjectStoreStatistics {

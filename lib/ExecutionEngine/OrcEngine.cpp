@@ -253,9 +253,10 @@ createJit(const OrcEngineOptions &options,
 /// file's name, and opened with RTLD_NOLOAD to stay private
 /// (DynamicLibrarySearchGenerator::Load would make it global, and a library
 /// loaded later that wants GCC's libgomp could bind to its GOMP_
-/// functions). Null when this library has no OpenMP runtime.
+/// functions). Null when this library has no OpenMP runtime. `used` is set
+/// when linking looks for one of its functions.
 Expected<std::unique_ptr<DynamicLibrarySearchGenerator>>
-searchOpenMPRuntime(char globalPrefix) {
+searchOpenMPRuntime(char globalPrefix, std::atomic<bool> &used) {
   Dl_info openmp;
   if (!dladdr(reinterpret_cast<void *>(&omp_get_max_threads), &openmp) ||
       !openmp.dli_fname)
@@ -264,10 +265,14 @@ searchOpenMPRuntime(char globalPrefix) {
   if (!handle)
     return createStringError(Twine("cannot open LLVM's OpenMP runtime: ") +
                              dlerror());
-  auto isOpenMPFunction = [](const SymbolStringPtr &name) {
-    return llvm::any_of(OrcEngine::kOpenMPPrefixes, [&](const char *prefix) {
-      return (*name).starts_with(prefix);
-    });
+  auto isOpenMPFunction = [&used](const SymbolStringPtr &name) {
+    bool openmp =
+        llvm::any_of(OrcEngine::kOpenMPPrefixes, [&](const char *prefix) {
+          return (*name).starts_with(prefix);
+        });
+    if (openmp)
+      used = true;
+    return openmp;
   };
   return std::make_unique<DynamicLibrarySearchGenerator>(
       sys::DynamicLibrary(handle), globalPrefix, std::move(isOpenMPFunction));
@@ -323,7 +328,7 @@ Error OrcEngine::addRuntimes() {
   else
     consumeError(runtime.takeError()); // then such calls name their symbol
   // For code lowered from the OpenMP dialect.
-  auto openmp = searchOpenMPRuntime(globalPrefix);
+  auto openmp = searchOpenMPRuntime(globalPrefix, openMPUsed);
   if (!openmp)
     return openmp.takeError();
   if (*openmp)

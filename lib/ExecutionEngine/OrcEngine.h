@@ -21,6 +21,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -88,6 +89,9 @@ public:
   llvm::Expected<void *> lookup(llvm::StringRef name);
   /// Runs the module's global constructors, once.
   llvm::Error initialize();
+  /// Whether the linked code calls LLVM's OpenMP runtime (known once
+  /// linked, by the first lookup).
+  bool usesOpenMP() const { return openMPUsed.load(); }
 
 private:
   OrcEngine() = default;
@@ -106,6 +110,8 @@ private:
   std::mutex sessionErrorsMutex;
   std::string sessionErrors;
   bool initialized = false;
+  /// Set when linking resolves a function of LLVM's OpenMP runtime.
+  std::atomic<bool> openMPUsed{false};
 };
 
 } // namespace mlir_execution_engine

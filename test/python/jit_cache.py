@@ -11,7 +11,7 @@
 #    format version misses; so does another CPU (injected through
 #    MLIR_JIT_CACHE_TEST_KEY). cache_dir=None writes nothing.
 # 3. A truncated, corrupted or foreign entry is detected, recompiled and
-#    replaced, never loaded.
+#    replaced, never loaded; also one cut while a process reads it.
 # 4. Eight processes compiling the same and different modules at once leave
 #    whole entries only.
 # 5. A directory that cannot be created, or a disk that is full, gives one
@@ -278,6 +278,52 @@ for damage, data in damages.items():
 # CHECK: foreign: hits 0 compilations 1 [3.0] restored True then hits 1 compilations 0
 # CHECK: longer: hits 0 compilations 1 [3.0] restored True then hits 1 compilations 0
 
+# An entry truncated in place (same file) while a process reads it, again
+# and again: read, never mapped, it is short, fails its checksum and is
+# compiled again; through a mapping, the loader died of SIGBUS. An 8 MiB
+# entry (its table a constant) keeps each read long enough to be cut.
+TABLE = """
+memref.global "private" constant @table : memref<2097152xf32> = dense<1.5>
+func.func @at(%i: index) -> f32 {
+  %t = memref.get_global @table : memref<2097152xf32>
+  %v = memref.load %t[%i] : memref<2097152xf32>
+  return %v : f32
+}
+"""
+LOADER = r"""
+import sys
+from mlir import jit_cache
+from mlir.execution_engine import jit
+right = sum(jit(sys.argv[1], cache_dir=sys.argv[2]).at(i) == 1.5 for i in range(100))
+stats = jit_cache.statistics()
+print(right, stats["hits"] + stats["compilations"] >= 100)
+"""
+truncated = new_dir("truncated")
+run(TABLE, "at", [7], cache_dir=truncated)
+(name,) = entries(truncated)
+path = os.path.join(truncated, name)
+with open(path, "rb") as f:
+    whole = f.read()
+loader = subprocess.Popen(
+    [sys.executable, "-c", LOADER, TABLE, truncated], stdout=subprocess.PIPE, text=True
+)
+cuts = 0
+while loader.poll() is None:
+    try:
+        fd = os.open(path, os.O_WRONLY)  # the entry there now, in place
+    except FileNotFoundError:
+        continue  # refused and removed: being compiled again
+    try:
+        os.ftruncate(fd, 4096)
+        time.sleep(0.001)
+        os.pwrite(fd, whole, 0)
+        cuts += 1
+    finally:
+        os.close(fd)
+    time.sleep(0.002)
+print("loaded while cut:", loader.returncode, loader.stdout.read().strip(), cuts > 10)
+# CHECK: loaded while cut: 0 100 True True
+
 # 4. Concurrent writers: 8 processes, two of each of 4 modules, at once.
 concurrent = new_dir("concurrent")
 SCALED = """
@@ -438,6 +484,33 @@ with_nul = subprocess.run(
 )
 print("NUL:", with_nul.stderr.strip().splitlines()[-1])
 # CHECK: NUL: ValueError: the cache directory '{{.*}}\x00/other' contains a NUL character
+# An empty directory is none, as jit(cache_dir="") refuses it: not the
+# default cache (nor the current directory).
+run(cache_dir=keys)
+kept = entries(keys)
+empty_dir = subprocess.run(
+    [sys.executable, "-m", "mlir.jit_cache", "clear", "--dir", ""],
+    capture_output=True,
+    text=True,
+    env=dict(os.environ, MLIR_JIT_CACHE_DIR=keys),
+)
+print("empty --dir:", empty_dir.returncode, empty_dir.stderr.strip().splitlines()[-1])
+# CHECK: empty --dir: 2 python -m mlir.jit_cache: error: --dir is empty: give a directory, or leave --dir out for the default
+empty_api = subprocess.run(
+    [
+        sys.executable,
+        "-c",
+        "from mlir import jit_cache\n"
+        "for call in (jit_cache.clear, jit_cache.info):\n"
+        "    try:\n        call('')\n"
+        "    except ValueError as error:\n        print(error)",
+    ],
+    capture_output=True,
+    text=True,
+    env=dict(os.environ, MLIR_JIT_CACHE_DIR=keys),
+).stdout
+print("empty directory:", " | ".join(empty_api.splitlines()), "| kept:", entries(keys) == kept)
+# CHECK: empty directory: the cache directory is empty: give a directory, or None for the default | the cache directory is empty: give a directory, or None for the default | kept: True
 
 
 # 8. Entries whose checksum holds (LLVM's xxh3_64bits). Such an entry is read

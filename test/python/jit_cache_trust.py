@@ -181,5 +181,54 @@ try:
     show("after the store replaced it", run(loose))
     # CHECK: own entry writable by others: result 3.0 hits 0 warnings: none
     # CHECK: after the store replaced it: result 3.0 hits 1 warnings: none
+
+    # `python -m mlir.jit_cache clear` applies the same model: a directory
+    # jit() does not use is not this user's to clear, even as root (who
+    # could), unless asked with --all-users; in a shared sticky directory,
+    # the other user's entries stay.
+    def clear(path, *flags):
+        out = subprocess.run(
+            [sys.executable, "-m", "mlir.jit_cache", "clear", "--dir", path, *flags],
+            capture_output=True,
+            text=True,
+        )
+        said = " ".join((out.stdout + out.stderr).split())
+        left = sorted(n for n in os.listdir(path) if n.endswith(".mlirjit"))
+        return f"{out.returncode} {said} | left {len(left)}"
+
+    print("clear the other user's directory:", clear(theirs))
+    # CHECK: clear the other user's directory: 1 python -m mlir.jit_cache: [Errno 1] the cache directory '{{.*}}theirs' belongs to another user (uid 65534): no cache uses it (they could put code in it), so its entries are not this user's to clear python -m mlir.jit_cache: to remove them anyway, give --all-users | left 1
+    print("clear a directory writable by others:", clear(open_dir))
+    # CHECK: clear a directory writable by others: 1 python -m mlir.jit_cache: [Errno 1] the cache directory '{{.*}}open' is writable by other users and not sticky: no cache uses it (they could put code in it), so its entries are not this user's to clear python -m mlir.jit_cache: to remove them anyway, give --all-users | left 1
+    mixed = directory("mixed", 0o1777)
+    run(mixed)  # this user's entry, beside the other user's
+    as_nobody(
+        "/bin/sh",
+        "-c",
+        'cat > "$1"',
+        "sh",
+        os.path.join(mixed, "1" * 64 + ".mlirjit"),
+        data=planted,
+    )
+    print("clear a shared sticky directory:", clear(mixed))
+    # CHECK: clear a shared sticky directory: 0 removed 1 entries from {{.*}}mixed (left 1 entries of other users) | left 1
+    print("asked explicitly:", clear(theirs, "--all-users"), "|", clear(mixed, "--all-users"))
+    # CHECK: asked explicitly: 0 removed 1 entries from {{.*}}theirs | left 0 | 0 removed 1 entries from {{.*}}mixed | left 0
+    refused = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from mlir import jit_cache\n"
+            "try:\n    jit_cache.clear(sys.argv[1])\n"
+            "except PermissionError as error:\n    print(type(error).__name__, error.errno)\n"
+            "print(jit_cache.clear(sys.argv[1], all_users=True))",
+            open_dir,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    print("jit_cache.clear:", " ".join(refused.split()))
+    # CHECK: jit_cache.clear: PermissionError 1 1
 finally:
     shutil.rmtree(ROOT)

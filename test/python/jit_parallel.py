@@ -10,7 +10,10 @@
 # when the call returns, and the module's next call runs anew.
 
 import ctypes
+import json
 import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -227,28 +230,166 @@ print(
 # CHECK-NOT: scf.parallel
 print(lowered(LOOPS, "builtin.module(jit-sequential-loops)"))
 
-# An OMP_NUM_THREADS that LLVM's OpenMP runtime would abort the process on
-# is refused, with FAST_PIPELINE only.
-# CHECK: '': ValueError: OMP_NUM_THREADS='' is not a thread count: FAST_PIPELINE runs parallel loops on LLVM's OpenMP runtime, which would abort the process on it; set it to a positive number of threads, such as 2, or unset it
-# CHECK: '0': ValueError: OMP_NUM_THREADS='0' is not a thread count
-# CHECK: 'abc': ValueError: OMP_NUM_THREADS='abc' is not a thread count
-# CHECK: '-3': ValueError: OMP_NUM_THREADS='-3' is not a thread count
-# CHECK: '1.5': ValueError: OMP_NUM_THREADS='1.5' is not a thread count
-# CHECK: '2\n': ValueError: OMP_NUM_THREADS='2\n' is not a thread count
-# CHECK: '99999999999999999999': ValueError: OMP_NUM_THREADS='99999999999999999999' is not a thread count
-# CHECK: ' 2, 1 ': accepted
-# CHECK: 'abc' with DEFAULT_PIPELINE: accepted
-for value in ["", "0", "abc", "-3", "1.5", "2\n", "99999999999999999999", " 2, 1 "]:
-    os.environ["OMP_NUM_THREADS"] = value
+# OMP_NUM_THREADS is checked against what LLVM's OpenMP runtime reads when
+# it reads it: at the first parallel call of the process, which then has
+# the runtime read it (and by jit(FAST_PIPELINE) before that). A value it
+# would abort the process on (or read garbage from), set before or after
+# jit(), is a ValueError at that call, which runs once the value is fixed;
+# a value set later is not read (the runtime ignores it), not even by a
+# forked child's runtime, which starts again in fork() with the parent's
+# value unless the new one is one it reads. Each case in a process of its
+# own; what the runtime reads: lib/ExecutionEngine/OpenMPThreads.cpp.
+THREADS = r"""
+import ctypes, json, os, sys
+import numpy as np
+from mlir.execution_engine import DEFAULT_PIPELINE, FAST_PIPELINE, jit
+store, steps = sys.argv[1], json.loads(sys.argv[2])
+x = np.zeros(1 << 18)
+module = None
+said = []
+
+def threads():
+    # The runtime's count, once it has read the variable.
+    return ctypes.CDLL("libomp.so.5").omp_get_max_threads()
+
+for step, *value in steps:
     try:
-        jit(STORE, pipeline=FAST_PIPELINE, cache_dir=None)
-        print(f"{value!r}: accepted")
+        if step == "set":
+            os.environ["OMP_NUM_THREADS"] = value[0]
+        elif step == "jit":
+            module = jit(store, pipeline=FAST_PIPELINE, cache_dir=None)
+            said.append("jit")
+        elif step == "call":
+            module.store(x)
+            said.append(f"ran on {threads()}")
+        elif step == "fork":
+            child = os.fork()
+            if child == 0:
+                try:
+                    module.store(x)
+                    print(f"child ran on {threads()}", flush=True)
+                except ValueError as error:
+                    print("child ValueError:", error, flush=True)
+                os._exit(0)
+            status = os.waitpid(child, 0)[1]
+            said.append(f"fork {status} env {os.environ['OMP_NUM_THREADS']!r}")
+        elif step == "default":
+            jit(store, pipeline=DEFAULT_PIPELINE, cache_dir=None).store(x)
+            said.append("default ran")
     except ValueError as error:
-        print(f"{value!r}: ValueError: {error}")
-os.environ["OMP_NUM_THREADS"] = "abc"
-jit(STORE, pipeline=DEFAULT_PIPELINE, cache_dir=None).store(x)
-print("'abc' with DEFAULT_PIPELINE: accepted")
-os.environ["OMP_NUM_THREADS"] = "2"
+        said.append(f"ValueError: {error}")
+print(" | ".join(said))
+"""
+
+
+def threads_case(name, steps, initial=None):
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    if initial is not None:
+        env["OMP_NUM_THREADS"] = initial
+    out = subprocess.run(
+        [sys.executable, "-c", THREADS, STORE, json.dumps(steps)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    lines = out.stdout.strip().splitlines()
+    warnings = [line for line in out.stderr.splitlines() if line.startswith("OMP:")]
+    print(f"{name}: exit {out.returncode}:", " || ".join(lines), "| stderr:", warnings)
+
+
+# Set after jit(), before the first parallel call: refused by the call, which
+# runs once it is fixed; ignored once the runtime has read it.
+REFUSED = ["", " \t", "abc", "-3", "+3", "1.5", "2\n", "2 3", "all,2", "5000000"]
+threads_case(
+    "after jit()",
+    [["jit"], *[step for v in REFUSED for step in (["set", v], ["call"])]]
+    + [["set", "3"], ["call"], ["set", "abc"], ["call"], ["jit"], ["call"]],
+)
+# CHECK: after jit(): exit 0: jit | ValueError: OMP_NUM_THREADS='' is not a thread count LLVM's OpenMP runtime reads (it is empty): it would abort the process when it reads it, at the first parallel loop (FAST_PIPELINE's, or the omp dialect's); set it to a number of threads, such as 2, or unset it for one a core
+# CHECK-SAME: | ValueError: OMP_NUM_THREADS=' \t' is not a thread count LLVM's OpenMP runtime reads (it holds only spaces or tabs)
+# CHECK-SAME: | ValueError: OMP_NUM_THREADS='abc' is not a thread count LLVM's OpenMP runtime reads ('a' is neither a digit, a comma, a space nor a tab)
+# CHECK-SAME: | ValueError: OMP_NUM_THREADS='-3' is not a thread count LLVM's OpenMP runtime reads ('-' is neither
+# CHECK-SAME: | ValueError: OMP_NUM_THREADS='+3' is not a thread count LLVM's OpenMP runtime reads ('+' is neither
+# CHECK-SAME: | ValueError: OMP_NUM_THREADS='1.5' is not a thread count LLVM's OpenMP runtime reads ('.' is neither
+# CHECK-SAME: | ValueError: OMP_NUM_THREADS='2\n' is not a thread count LLVM's OpenMP runtime reads ('\n' is neither
+# CHECK-SAME: | ValueError: OMP_NUM_THREADS='2 3' is not a thread count LLVM's OpenMP runtime reads (two numbers are apart without a comma)
+# CHECK-SAME: | ValueError: OMP_NUM_THREADS='all,2' is not a thread count LLVM's OpenMP runtime reads ('a' is neither
+# CHECK-SAME: | ValueError: OMP_NUM_THREADS='5000000' asks for 5000000 threads, more than this system runs (at most {{[0-9]+}}: /proc/sys/kernel/{{pid_max|threads-max}}): LLVM's OpenMP runtime would abort the process when it failed to start them, at the first parallel loop; set it to fewer threads, or unset it for one a core
+# CHECK-SAME: | ran on 3 | ran on 3 | jit | ran on 3 | stderr: []
+
+# What the runtime reads, as it reads it: 0 is 1 (with its warning), a
+# list is a count a nesting level, "all" and a leading comma one a core.
+for value in ["0", "0002", " 2 , 1 ", "2,,3", "all", "ALL", ",2"]:
+    threads_case(f"{value!r}", [["jit"], ["call"]], initial=value)
+# CHECK: '0': exit 0: jit | ran on 1 | stderr: ['OMP: Warning #80: OMP_NUM_THREADS="0": value too small.', 'OMP: Info #104: OMP_NUM_THREADS value "1" will be used.']
+# CHECK: '0002': exit 0: jit | ran on 2 | stderr: []
+# CHECK: ' 2 , 1 ': exit 0: jit | ran on 2 | stderr: []
+# CHECK: '2,,3': exit 0: jit | ran on 2 | stderr: []
+# CHECK: 'all': exit 0: jit | ran on [[CORES:[0-9]+]] | stderr: []
+# CHECK: 'ALL': exit 0: jit | ran on [[CORES]] | stderr: []
+# CHECK: ',2': exit 0: jit | ran on [[CORES]] | stderr: []
+
+# jit(FAST_PIPELINE) refuses what the first call would, until the runtime
+# has read the variable; more threads than cores are taken (the system can
+# start them); DEFAULT_PIPELINE's modules never call the runtime.
+threads_case("at jit()", [["jit"], ["default"]], initial="abc")
+threads_case("10000 at jit()", [["jit"]], initial="10000")
+threads_case("more than cores", [["jit"], ["call"]], initial="37")
+# CHECK: at jit(): exit 0: ValueError: OMP_NUM_THREADS='abc' is not a thread count LLVM's OpenMP runtime reads ('a' is neither a digit, a comma, a space nor a tab): {{.*}} | default ran | stderr: []
+# CHECK: 10000 at jit(): exit 0: jit | stderr: []
+# CHECK: more than cores: exit 0: jit | ran on 37 | stderr: []
+
+# A child forked once the runtime has read the variable: its runtime starts
+# again in fork(), with the value set since if it reads it, else with the
+# parent's (the variable is restored right after, in both).
+threads_case(
+    "forks",
+    [["set", "3"], ["jit"], ["call"], ["set", ""], ["fork"], ["set", "2 3"], ["fork"]]
+    + [["set", "1"], ["fork"], ["call"]],
+)
+# CHECK: forks: exit 0: child ran on 3
+# CHECK-SAME: || child ran on 3 || child ran on 1 || jit | ran on 3 | fork 0 env '' | fork 0 env '2 3' | fork 0 env '1' | ran on 3 | stderr: []
+# A child forked before the runtime read it: its first parallel call checks.
+threads_case("fork first", [["jit"], ["set", "abc"], ["fork"], ["set", "2"], ["fork"]])
+# CHECK: fork first: exit 0: child ValueError: OMP_NUM_THREADS='abc' is not a thread count {{.*}} || child ran on 2 || jit | fork 0 env 'abc' | fork 0 env '2' | stderr: []
+
+# ExecutionEngine's lookup and invoke of code that calls the runtime check
+# it too (the engine's C API, mlirExecutionEngineLookupChecked, does).
+ENGINE = r"""
+import ctypes, os, sys
+import numpy as np
+from mlir.execution_engine import ExecutionEngine
+from mlir.ir import Context, Module
+from mlir.passmanager import PassManager
+from mlir.runtime import get_ranked_memref_descriptor
+with Context():
+    module = Module.parse(sys.argv[1].replace("@store(%x: memref<?xf64>)",
+        "@store(%x: memref<?xf64>) attributes {llvm.emit_c_interface}"))
+    PassManager.parse(sys.argv[2]).run(module.operation)
+    engine = ExecutionEngine(module)
+x = np.zeros(1 << 18)
+arg = ctypes.pointer(ctypes.pointer(get_ranked_memref_descriptor(x)))
+for value in ["abc", "2"]:
+    os.environ["OMP_NUM_THREADS"] = value
+    for name, run in [("invoke", lambda: engine.invoke("store", arg)),
+                      ("raw_lookup", lambda: engine.raw_lookup("store"))]:
+        try:
+            run()
+            print(name, value, "ran", x[-1] == x.size - 1)
+        except ValueError as error:
+            print(name, value, "ValueError:", str(error)[:43])
+"""
+OPENMP_LOWERING = (
+    "builtin.module(convert-scf-to-openmp,convert-scf-to-cf,finalize-memref-to-llvm,"
+    "convert-arith-to-llvm,convert-func-to-llvm,convert-openmp-to-llvm,convert-cf-to-llvm,"
+    "reconcile-unrealized-casts)"
+)
+engine_out = subprocess.run(
+    [sys.executable, "-c", ENGINE, STORE, OPENMP_LOWERING], capture_output=True, text=True
+)
+print("engine:", " | ".join(engine_out.stdout.splitlines()), engine_out.returncode)
+# CHECK: engine: invoke abc ValueError: OMP_NUM_THREADS='abc' is not a thread count | raw_lookup abc ValueError: OMP_NUM_THREADS='abc' is not a thread count | invoke 2 ran True | raw_lookup 2 ran True 0
 
 # linalg's ops run on the threads too (convert-linalg-to-parallel-loops): a
 # generic's parallel dimensions but its innermost, which stays a loop LLVM

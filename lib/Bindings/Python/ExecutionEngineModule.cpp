@@ -23,12 +23,15 @@
 #include <pybind11/stl.h>
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <future>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -286,13 +289,69 @@ CacheLoad loadFromCache(const EngineOptions &options) {
   return load;
 }
 
+/// The cache loads under way, which fork() waits for. A load runs without
+/// the GIL on a thread of its own and takes LLVM's global locks (loading
+/// the runtime libraries): a child forked meanwhile would find them held
+/// forever by a thread it does not have, and the load's future never ready.
+/// (Other native code takes such locks with the GIL, which os.fork holds.)
+class LoadsUnderWay {
+public:
+  static LoadsUnderWay &get() {
+    static LoadsUnderWay *loads = [] {
+      pthread_atfork([] { get().waitAndHold(); }, [] { get().release(); },
+                     [] { get().release(); });
+      return new LoadsUnderWay; // never destroyed: threads may finish late
+    }();
+    return *loads;
+  }
+  /// On the thread that starts a load, before its thread starts.
+  void begin() {
+    std::lock_guard<std::mutex> lock(mutex);
+    ++count;
+  }
+  /// On the load's thread, when it is done.
+  void end() {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (--count == 0)
+      done.notify_all();
+  }
+
+private:
+  /// Before fork(): no load under way, and none starting until after it.
+  void waitAndHold() {
+    std::unique_lock<std::mutex> lock(mutex);
+    done.wait(lock, [&] { return count == 0; });
+    lock.release();
+  }
+  /// After fork(), in the parent and in the child (whose one thread is the
+  /// one that forked).
+  void release() { mutex.unlock(); }
+
+  std::mutex mutex;
+  std::condition_variable done;
+  int64_t count = 0;
+};
+
 /// A load from the cache on a thread of its own, so that jit() parses its
 /// source meanwhile. Unless taken, the engine is destroyed with it.
 class PyCacheLoad {
 public:
-  explicit PyCacheLoad(EngineOptions options)
-      : result(std::async(std::launch::async,
-                          [options] { return loadFromCache(options); })) {}
+  explicit PyCacheLoad(EngineOptions options) {
+    LoadsUnderWay &loads = LoadsUnderWay::get();
+    loads.begin();
+    try {
+      result = std::async(std::launch::async, [options, &loads] {
+        struct Ended {
+          LoadsUnderWay &loads;
+          ~Ended() { loads.end(); }
+        } ended{loads};
+        return loadFromCache(options);
+      });
+    } catch (...) {
+      loads.end(); // no thread started
+      throw;
+    }
+  }
   ~PyCacheLoad() {
     if (result.valid()) {
       CacheLoad load = result.get();
@@ -488,6 +547,8 @@ void defineSymbols(py::class_<PyExecutionEngine> &engine) {
             // reason, not "unknown".
             std::string error;
             void *fn = lookupOnCompileStack(self.get(), name, error);
+            if (!fn && mlir::python::jit::raiseOpenMPThreadsError(self.get()))
+              throw py::error_already_set();
             if (!fn)
               raise("cannot look up '" + name + "'", error);
             return reinterpret_cast<uintptr_t>(fn);

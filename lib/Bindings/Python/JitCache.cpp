@@ -85,17 +85,20 @@ void jit::populateJitCache(py::module_ &m) {
       "system's encoding); OSError if it or an entry cannot be read.");
   m.def(
       "_cache_clear",
-      [](const py::bytes &directory) {
-        int64_t removed;
-        callStore(directory,
-                  [&](MlirStringRef path, int *code, std::string *error) {
-                    return mlirExecutionEngineClearCache(path, &removed, code,
-                                                         appendToString, error);
-                  });
-        return removed;
+      [](const py::bytes &directory, bool allUsers) {
+        int64_t removed, spared;
+        callStore(directory, [&](MlirStringRef path, int *code,
+                                 std::string *error) {
+          return mlirExecutionEngineClearCacheEntries(
+              path, allUsers, &removed, &spared, code, appendToString, error);
+        });
+        return py::make_tuple(removed, spared);
       },
-      py::arg("directory"),
-      "Removes the JIT cache's entries in `directory` (a path in the file "
-      "system's encoding) and the temporary files writers left an hour ago "
-      "or more; returns how many entries.");
+      py::arg("directory"), py::arg("all_users"),
+      "Removes this user's JIT cache entries in `directory` (a path in the "
+      "file system's encoding) and their temporary files writers left an "
+      "hour ago or more; returns (removed, spared): how many entries, and "
+      "how many of other users' it left. A directory no cache uses "
+      "(another user's, or writable by others and not sticky) is a "
+      "PermissionError. With `all_users`, every entry of any directory.");
 }

@@ -29,6 +29,21 @@
 namespace py = pybind11;
 
 namespace mlir::python::jit {
+
+bool checkOpenMPThreads(bool read) {
+  std::string error;
+  if (mlirLogicalResultIsSuccess(
+          mlirExecutionEngineCheckOpenMPThreads(read, appendToString, &error)))
+    return true;
+  PyErr_SetString(PyExc_ValueError, error.c_str());
+  return false;
+}
+
+bool raiseOpenMPThreadsError(MlirExecutionEngine engine) {
+  return mlirExecutionEngineUsesOpenMP(engine) &&
+         !checkOpenMPThreads(/*read=*/false);
+}
+
 namespace {
 
 struct JitFunction {
@@ -123,7 +138,9 @@ struct JitFunction {
       std::string symbol = "_mlir_ciface_" + name, error;
       packed = reinterpret_cast<void (*)(void **)>(
           lookupOnCompileStack(jit, symbol, error));
-      if (!packed)
+      // The lookup of code that calls LLVM's OpenMP runtime has the runtime
+      // read OMP_NUM_THREADS, once checked (mlirExecutionEngineLookupChecked).
+      if (!packed && !raiseOpenMPThreadsError(jit))
         PyErr_Format(PyExc_RuntimeError, "cannot call '%s': %s", name.c_str(),
                      error.c_str());
     } catch (py::error_already_set &e) {
@@ -591,6 +608,17 @@ void populateJitFunctions(py::module_ &m) {
         "allocation, stops the call. "
         "`errors` is the module's list of exceptions its callbacks "
         "raised on threads Python never created, which calls re-raise.");
+
+  m.def(
+      "_check_openmp_threads",
+      [](bool read) {
+        if (!checkOpenMPThreads(read))
+          throw py::error_already_set();
+      },
+      py::arg("read"),
+      "Raise ValueError if LLVM's OpenMP runtime, which has yet to read "
+      "OMP_NUM_THREADS in this process, would abort the process on it; with "
+      "`read`, the runtime then reads it.");
 
   m.def(
       "_bind_runtime_support",

@@ -24,6 +24,16 @@ size_t compileStackOf(MlirExecutionEngine engine);
 void *lookupOnCompileStack(MlirExecutionEngine engine,
                            const std::string &symbol, std::string &error);
 
+/// Whether LLVM's OpenMP runtime may read OMP_NUM_THREADS now (see
+/// mlirExecutionEngineCheckOpenMPThreads; with `read`, it then reads it);
+/// else false with a ValueError saying why.
+bool checkOpenMPThreads(bool read);
+
+/// After a failed lookup of `engine`, whether the failure was the check of
+/// OMP_NUM_THREADS (the module is linked and uses LLVM's OpenMP runtime):
+/// then true, with a ValueError saying why.
+bool raiseOpenMPThreadsError(MlirExecutionEngine engine);
+
 } // namespace mlir::python::jit
 
 #endif // MLIR_BINDINGS_PYTHON_JITFUNCTION_H

@@ -11,6 +11,7 @@
 
 #include "lib/ExecutionEngine/JitEngine.h"
 #include "lib/ExecutionEngine/ObjectStore.h"
+#include "lib/ExecutionEngine/OpenMPThreads.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
@@ -153,17 +154,27 @@ extern "C" MlirLogicalResult mlirExecutionEngineGetCacheContents(
   return mlirLogicalResultSuccess();
 }
 
+extern "C" MlirLogicalResult mlirExecutionEngineClearCacheEntries(
+    MlirStringRef directory, bool allUsers, int64_t *removed, int64_t *spared,
+    int *errorNumber, MlirStringCallback onError, void *userData) {
+  mlir_execution_engine::StoreError error;
+  auto cleared = mlir_execution_engine::clearObjectStore(unwrap(directory),
+                                                         allUsers, error);
+  if (!cleared)
+    return reportStoreError(error, errorNumber, onError, userData);
+  *removed = cleared->removed;
+  *spared = cleared->spared;
+  return mlirLogicalResultSuccess();
+}
+
 extern "C" MlirLogicalResult
 mlirExecutionEngineClearCache(MlirStringRef directory, int64_t *removed,
                               int *errorNumber, MlirStringCallback onError,
                               void *userData) {
-  mlir_execution_engine::StoreError error;
-  auto count =
-      mlir_execution_engine::clearObjectStore(unwrap(directory), error);
-  if (!count)
-    return reportStoreError(error, errorNumber, onError, userData);
-  *removed = *count;
-  return mlirLogicalResultSuccess();
+  int64_t spared;
+  return mlirExecutionEngineClearCacheEntries(directory, /*allUsers=*/false,
+                                              removed, &spared, errorNumber,
+                                              onError, userData);
 }
 
 extern "C" MlirExecutionEngine
@@ -195,10 +206,29 @@ extern "C" void *mlirExecutionEngineLookupChecked(MlirExecutionEngine jit,
                                                   MlirStringCallback onError,
                                                   void *userData) {
   std::string error;
-  void *address = unwrapJit(jit)->lookup(unwrap(name), packed, error);
+  JitEngine *engine = unwrapJit(jit);
+  void *address = engine->lookup(unwrap(name), packed, error);
+  // Code that calls LLVM's OpenMP runtime is about to run: the runtime must
+  // not read an OMP_NUM_THREADS it would abort the process on.
+  if (address && engine->engine->usesOpenMP() &&
+      !mlir_execution_engine::checkOpenMPThreads(/*read=*/true, error))
+    address = nullptr;
   if (!address)
     report(onError, userData, error);
   return address;
+}
+
+extern "C" bool mlirExecutionEngineUsesOpenMP(MlirExecutionEngine jit) {
+  return unwrapJit(jit)->engine->usesOpenMP();
+}
+
+extern "C" MlirLogicalResult
+mlirExecutionEngineCheckOpenMPThreads(bool read, MlirStringCallback onError,
+                                      void *userData) {
+  std::string error;
+  if (!mlir_execution_engine::checkOpenMPThreads(read, error))
+    return report(onError, userData, error);
+  return mlirLogicalResultSuccess();
 }
 
 extern "C" MlirLogicalResult mlirExecutionEngineInitializeChecked(

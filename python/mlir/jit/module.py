@@ -4,6 +4,7 @@ values, and which calls back into Python."""
 from __future__ import annotations
 
 import ctypes
+import functools
 import inspect
 import json
 import os
@@ -125,6 +126,19 @@ def _lower(
         _native._add_callback_trampolines(module, list(state.slots.values()))
 
 
+def _lower_later(
+    pipeline: str | None,
+    interfaced: list[ir.Operation],
+    definitions: list[ir.Operation],
+    signatures: list[ir.FunctionType],
+    state: _JitState,
+) -> None:
+    """_lower, for a module jit() found in the cache, when the engine the
+    cache gave is lost before it is bound."""
+    tensors = _uses_tensors(state.module, signatures)
+    _lower(state.module, state, pipeline, interfaced, definitions, tensors)
+
+
 class JitModule:
     """An MLIR module whose functions are called with Python values.
 
@@ -200,9 +214,18 @@ class JitModule:
         if analysis is None:
             tensors, analysis = _analyse(module, state, pipeline, self._signatures, definitions)
         self._bind(definitions, analysis)
-        if state.cached_engine is not None:
-            return  # compiled before: nothing to lower
         state.cache_annotation = json.dumps(analysis)
+        if state.cached_engine is not None:
+            # Compiled before: nothing to lower, unless the engine is lost.
+            state.lowered = False
+            state.lower = functools.partial(
+                _lower_later,
+                pipeline,
+                interfaced,
+                [op for _, op in definitions],
+                list(self._signatures.values()),
+            )
+            return
         _lower(module, state, pipeline, interfaced, [op for _, op in definitions], tensors)
 
     def _declare(

@@ -153,23 +153,12 @@ def _schedules(matmul: str) -> bool:
     )
 
 
-# The values of OMP_NUM_THREADS LLVM's OpenMP runtime takes: thread counts,
-# one a nesting level. On others (empty, "abc", "-3", "2\n", a count of 20
-# digits) it aborts the process at its first parallel region. It reads the
-# variable then, once: a value set later is not checked.
-_THREAD_COUNTS = re.compile(r"[ \t]*[1-9][0-9]{0,3}[ \t]*(,[ \t]*[1-9][0-9]{0,3}[ \t]*)*")
-
-
 def _check_thread_count() -> None:
-    """Refuses an OMP_NUM_THREADS that LLVM's OpenMP runtime, which runs
-    FAST_PIPELINE's parallel loops, would abort the process on."""
-    value = os.environ.get("OMP_NUM_THREADS")
-    if value is not None and not _THREAD_COUNTS.fullmatch(value):
-        raise ValueError(
-            f"OMP_NUM_THREADS={value!r} is not a thread count: FAST_PIPELINE runs "
-            "parallel loops on LLVM's OpenMP runtime, which would abort the process "
-            "on it; set it to a positive number of threads, such as 2, or unset it"
-        )
+    """Refuses (ValueError) an OMP_NUM_THREADS that LLVM's OpenMP runtime,
+    which runs FAST_PIPELINE's parallel loops, would abort the process on,
+    unless the runtime has read the variable already in this process. The
+    first parallel call checks it again, then has the runtime read it."""
+    _native._check_openmp_threads(False)
 
 
 # The contexts the schedule is loaded into: loading it into one again fails

@@ -7,6 +7,8 @@ import json
 import os
 import re
 import threading
+import weakref
+from collections.abc import Callable
 from typing import Any
 
 from .. import _mlir_libs, ir
@@ -49,7 +51,29 @@ class _JitState:
         self.errors: list[BaseException] = []
         self.engine: ExecutionEngine | None = None
         self.lock = threading.RLock()
-        self.compiling = False
+        # The thread compiling the module (its first call), or None.
+        self.compiling: int | None = None
+        # Whether `module` is lowered (jit() skips lowering a module the
+        # cache has), and what lowers it if the cache's engine is lost
+        # before it is bound (given this state: it refers to none).
+        self.lowered = True
+        self.lower: Callable[[_JitState], None] | None = None
+        _STATES.add(self)
+
+    def after_fork_in_child(self) -> None:
+        """In a forked child, whose one thread is the one that called fork:
+        re-arms the lock, which a thread the child does not have may hold
+        (it would be held forever), and forgets a compilation such a thread
+        had under way, whose engine is then made anew. The module's IR is
+        whole: threads switch between bytecodes, where native code is done."""
+        if self.compiling == threading.get_ident():
+            return  # this thread's own (a __del__ or signal handler forked)
+        self.lock = threading.RLock()
+        if self.compiling is not None:
+            self.compiling = None
+            # That thread may have begun binding it (registering symbols):
+            # the engine it had from the cache is its own, now leaked.
+            self.cached_engine = None
 
     def load_cached(
         self, load: _native._CacheLoad, definitions: list[str]
@@ -81,18 +105,18 @@ class _JitState:
             if self.engine is None:
                 # Code that runs during compilation on this thread (a __del__,
                 # a signal handler) and calls the module would wait for itself.
-                if self.compiling:
+                if self.compiling is not None:
                     raise RuntimeError(
                         "the JitModule is being compiled by this thread (its "
                         "first call); a call from code that runs meanwhile, "
                         "such as a __del__ method or a signal handler, cannot "
                         "wait for it"
                     )
-                self.compiling = True
+                self.compiling = threading.get_ident()
                 try:
                     self.engine = self._create_engine()
                 finally:
-                    self.compiling = False
+                    self.compiling = None
             return self.engine
 
     def _create_engine(self) -> ExecutionEngine:
@@ -114,6 +138,13 @@ class _JitState:
                     else ""
                 )
             )
+        if self.cached_engine is None and not self.lowered:
+            # Loaded from the cache, whose engine was lost before it was
+            # bound (by a compilation of a thread a forked child does not
+            # have, or one that failed): lowered now, compiled anew.
+            assert self.lower is not None
+            self.lower(self)
+            self.lowered = True
         engine = self.cached_engine or ExecutionEngine(
             self.module,
             opt_level=self.opt_level,
@@ -127,3 +158,16 @@ class _JitState:
         if self.slots:
             _native._bind_callbacks(engine, list(self.slots.values()))
         return engine
+
+
+# Every module's state, for a forked child to re-arm (os.register_at_fork):
+# a fork-start process pool forks while other threads may be compiling.
+_STATES: weakref.WeakSet[_JitState] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    for state in list(_STATES):
+        state.after_fork_in_child()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
