@@ -13,9 +13,9 @@ from mlir.execution_engine import FAST_PIPELINE, jit
 
 STRIDED = "memref<?xf32, strided<[?], offset: ?>>"
 STRIDED_2D = "memref<?x?xf32, strided<[?, ?], offset: ?>>"
-SOURCE = f"""
+# b = a + 1, elementwise.
+ADD_ONE = f"""
 #map = affine_map<(d0) -> (d0)>
-#map2 = affine_map<(d0, d1) -> (d0, d1)>
 func.func @add_one(%a: {STRIDED}, %b: {STRIDED}) {{
   %one = arith.constant 1.0 : f32
   linalg.generic {{indexing_maps = [#map, #map], iterator_types = ["parallel"]}}
@@ -26,6 +26,8 @@ func.func @add_one(%a: {STRIDED}, %b: {STRIDED}) {{
   }}
   return
 }}
+"""
+SOURCE = ADD_ONE + f"""
 func.func @copy_2d(%a: {STRIDED_2D}, %b: {STRIDED_2D}) {{
   linalg.copy ins(%a : {STRIDED_2D}) outs(%b : {STRIDED_2D})
   return
@@ -133,32 +135,22 @@ print("dot:", READER.dot(buf[:-1], buf[1:]))
 # a function of the module (which writes only its second argument), and
 # a read-only input's copy stays read-only for a callback.
 FOLLOWED = jit(
-    f"""
-    #map = affine_map<(d0) -> (d0)>
-    func.func @kernel(%a: {STRIDED}, %b: {STRIDED}) {{
-      %one = arith.constant 1.0 : f32
-      linalg.generic {{indexing_maps = [#map, #map], iterator_types = ["parallel"]}}
-          ins(%a : {STRIDED}) outs(%b : {STRIDED}) {{
-      ^bb0(%x: f32, %y: f32):
-        %s = arith.addf %x, %one : f32
-        linalg.yield %s : f32
-      }}
-      return
-    }}
+    ADD_ONE
+    + f"""
     func.func @through_call(%a: {STRIDED}, %b: {STRIDED}) {{
-      func.call @kernel(%a, %b) : ({STRIDED}, {STRIDED}) -> ()
+      func.call @add_one(%a, %b) : ({STRIDED}, {STRIDED}) -> ()
       return
     }}
     func.func @through_branch(%a: {STRIDED}, %b: {STRIDED}) {{
       cf.br ^bb1(%b : {STRIDED})
     ^bb1(%out: {STRIDED}):
-      func.call @kernel(%a, %out) : ({STRIDED}, {STRIDED}) -> ()
+      func.call @add_one(%a, %out) : ({STRIDED}, {STRIDED}) -> ()
       return
     }}
     func.func private @look(%a: {STRIDED}) -> ()
     func.func @read_only(%a: {STRIDED} {{llvm.readonly}}, %b: {STRIDED}) {{
       func.call @look(%a) : ({STRIDED}) -> ()
-      func.call @kernel(%a, %b) : ({STRIDED}, {STRIDED}) -> ()
+      func.call @add_one(%a, %b) : ({STRIDED}, {STRIDED}) -> ()
       return
     }}
     """
