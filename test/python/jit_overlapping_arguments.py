@@ -27,7 +27,9 @@ func.func @add_one(%a: {STRIDED}, %b: {STRIDED}) {{
   return
 }}
 """
-SOURCE = ADD_ONE + f"""
+SOURCE = (
+    ADD_ONE
+    + f"""
 func.func @copy_2d(%a: {STRIDED_2D}, %b: {STRIDED_2D}) {{
   linalg.copy ins(%a : {STRIDED_2D}) outs(%b : {STRIDED_2D})
   return
@@ -49,6 +51,7 @@ func.func @scaled_sum(%a: {STRIDED}, %b: {STRIDED}) -> f32 {{
   return %sum : f32
 }}
 """
+)
 
 
 RANDOM = np.random.default_rng(7)
