@@ -795,8 +795,8 @@ MUTANTS = [
     {
         "name": "loop_allocas_left_in_loops",
         "file": "lib/Transforms/HoistAllocas.cpp",
-        "search": "if (!scope || !isLoop(scope))",
-        "replace": "if (true)",
+        "search": "Operation *loop = enclosingLoop(alloca);\n      if (!loop)",
+        "replace": "Operation *loop = enclosingLoop(alloca);\n      if (true)",
         "tests": [PY + "jit_stack_allocations"],
         "why": "the matmul's vector temporaries stay in its k loop: at opt_level=0 each iteration grows the stack, which overflows (SIGSEGV)",
     },
