@@ -149,10 +149,43 @@ uint64_t cores() {
   return std::max<long>(::sysconf(_SC_NPROCESSORS_ONLN), 1);
 }
 
+/// The stack the runtime gives each thread it starts: KMP_STACKSIZE or
+/// OMP_STACKSIZE (a number, kilobytes unless a B, K, M, G or T follows; the
+/// larger if both are set, as the runtime takes one), else its default,
+/// 4 MiB. A value it cannot read (it warns and takes the default) counts as
+/// the default. `source` is the variable and value taken, or empty.
+size_t runtimeStackSize(std::string &source) {
+  size_t size = size_t(4) << 20;
+  source.clear();
+  for (const char *name : {"KMP_STACKSIZE", "OMP_STACKSIZE"}) {
+    const char *value = std::getenv(name);
+    if (!value)
+      continue;
+    StringRef text = StringRef(value).trim(" \t");
+    size_t digits = std::min(text.find_first_not_of("0123456789"), text.size());
+    unsigned long long number;
+    if (digits == 0 || text.take_front(digits).getAsInteger(10, number))
+      continue;
+    std::string unit = text.drop_front(digits).trim(" \t").lower();
+    if (unit.size() == 2 && unit[1] == 'b') // "kb" as "k"
+      unit.pop_back();
+    size_t index = unit.empty() ? 1 : StringRef("bkmgt").find(unit);
+    if (unit.size() > 1 || index == StringRef::npos ||
+        number > (SIZE_MAX >> (10 * index)))
+      continue;
+    size_t asked = std::max(size_t(number) << (10 * index), size_t(64) << 10);
+    if (source.empty() || asked > size) {
+      size = asked;
+      source = std::string(name) + "=" + value;
+    }
+  }
+  return size;
+}
+
 /// How many of `count` more threads this process can start now, all at
-/// once, as the runtime starts its team (with small stacks: what fails is
-/// the system's limit on threads or processes).
-uint64_t startableThreads(uint64_t count) {
+/// once, as the runtime starts its team, each with a stack of `stackSize`
+/// bytes (what fails is the system's limit on threads, processes or memory).
+uint64_t startableThreads(uint64_t count, size_t stackSize) {
   struct Gate {
     std::mutex mutex;
     std::condition_variable opened;
@@ -166,7 +199,7 @@ uint64_t startableThreads(uint64_t count) {
   };
   pthread_attr_t attributes;
   pthread_attr_init(&attributes);
-  pthread_attr_setstacksize(&attributes, size_t(64) << 10);
+  pthread_attr_setstacksize(&attributes, stackSize);
   std::vector<pthread_t> threads;
   threads.reserve(count);
   for (uint64_t i = 0; i < count; ++i) {
@@ -273,15 +306,20 @@ bool checkOpenMPThreads(bool read, std::string &error) {
   error = whyUnreadable(variable, first);
   if (!error.empty())
     return false;
-  // More than one a core: the system may refuse them now.
-  if (first > cores()) {
-    uint64_t started = startableThreads(first - 1);
+  // More than one a core, or stacks of a size asked for: the system may
+  // refuse them now.
+  std::string stackSource;
+  size_t stackSize = runtimeStackSize(stackSource);
+  if (first > cores() || !stackSource.empty()) {
+    uint64_t started = startableThreads(first - 1, stackSize);
     if (started < first - 1) {
-      error = tooManyThreads(variable, first,
-                             "and this process can start only " +
-                                 std::to_string(started) +
-                                 " more now (the system's limits on threads "
-                                 "or processes)");
+      error = tooManyThreads(
+          variable, first,
+          "and this process can start only " + std::to_string(started) +
+              " more now, each with the runtime's stack of " +
+              std::to_string(stackSize) + " bytes (" +
+              (stackSource.empty() ? "its default" : stackSource) +
+              "): the system's limits on threads, processes or memory");
       return false;
     }
   }

@@ -282,10 +282,11 @@ print(" | ".join(said))
 """
 
 
-def threads_case(name, steps, initial=None):
+def threads_case(name, steps, initial=None, **variables):
     env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
     if initial is not None:
         env["OMP_NUM_THREADS"] = initial
+    env.update(variables)
     out = subprocess.run(
         [sys.executable, "-c", THREADS, STORE, json.dumps(steps)],
         env=env,
@@ -339,6 +340,15 @@ threads_case("more than cores", [["jit"], ["call"]], initial="37")
 # CHECK: at jit(): exit 0: ValueError: OMP_NUM_THREADS='abc' is not a thread count LLVM's OpenMP runtime reads ('a' is neither a digit, a comma, a space nor a tab): {{.*}} | default ran | stderr: []
 # CHECK: 10000 at jit(): exit 0: jit | stderr: []
 # CHECK: more than cores: exit 0: jit | ran on 37 | stderr: []
+
+# Threads with stacks the system cannot give (the runtime's KMP_STACKSIZE or
+# OMP_STACKSIZE), even as many as cores: refused, where the runtime aborted.
+threads_case("stacks of 1 TB", [["jit"]], initial="2", KMP_STACKSIZE="1T")
+threads_case("stacks of 100 GB", [["jit"]], initial="2", OMP_STACKSIZE="100g")
+threads_case("stacks of 8 MB", [["jit"], ["call"]], initial="2", OMP_STACKSIZE="8192")
+# CHECK: stacks of 1 TB: exit 0: ValueError: OMP_NUM_THREADS='2' asks for 2 threads, and this process can start only 0 more now, each with the runtime's stack of 1099511627776 bytes (KMP_STACKSIZE=1T): the system's limits on threads, processes or memory: {{.*}} | stderr: []
+# CHECK: stacks of 100 GB: exit 0: ValueError: {{.*}} each with the runtime's stack of 107374182400 bytes (OMP_STACKSIZE=100g){{.*}} | stderr: []
+# CHECK: stacks of 8 MB: exit 0: jit | ran on 2 | stderr: []
 
 # A child forked once the runtime has read the variable: its runtime starts
 # again in fork(), with the value set since if it reads it, else with the
