@@ -24,6 +24,8 @@ from mlir import jit_cache
 from mlir._mlir_libs import _mlirExecutionEngine as native
 from mlir.execution_engine import FAST_PIPELINE, jit
 
+from fixtures import STORE
+
 ROOT = tempfile.mkdtemp(prefix="jit_fork_", dir=os.environ.get("TEST_TMPDIR"))
 PARENT = os.getpid()
 
@@ -227,20 +229,6 @@ print("children forked amid cache loads:", sorted(set(statuses)))
 # CHECK: children forked amid cache loads: ['exit 0']
 
 # Parallel calls: OpenMP's threads of the parent are not the child's.
-STORE = """
-func.func @store(%x: memref<?xf64>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %n = memref.dim %x, %c0 : memref<?xf64>
-  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
-    %v = arith.index_cast %i : index to i64
-    %f = arith.sitofp %v : i64 to f64
-    memref.store %f, %x[%i] : memref<?xf64>
-    scf.reduce
-  }
-  return
-}
-"""
 parallel = jit(STORE, pipeline=FAST_PIPELINE, cache_dir=None)
 x = np.zeros(1 << 20)
 parallel.store(x)

@@ -21,6 +21,8 @@ from mlir.execution_engine import DEFAULT_PIPELINE, FAST_PIPELINE, jit
 from mlir.ir import Context, Module
 from mlir.passmanager import PassManager
 
+from fixtures import STORE
+
 MATMUL = """
 func.func @mm(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>)
@@ -160,20 +162,6 @@ def lowered(source, pipeline):
 # What FAST_PIPELINE makes of each function (alone in a module): OpenMP's
 # parallel regions for the matmul and a loop that neither calls nor reduces,
 # none for loops that call or reduce.
-STORE = """
-func.func @store(%x: memref<?xf64>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %n = memref.dim %x, %c0 : memref<?xf64>
-  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
-    %v = arith.index_cast %i : index to i64
-    %f = arith.sitofp %v : i64 to f64
-    memref.store %f, %x[%i] : memref<?xf64>
-    scf.reduce
-  }
-  return
-}
-"""
 # CHECK: matmul: parallel regions: 1
 # CHECK: store: parallel regions: 1
 # CHECK: parallel: parallel regions: 0

@@ -40,6 +40,23 @@ func.func @call(%a: i64) -> i64 attributes { llvm.emit_c_interface } {
 func.func private @hook(i64) -> i64 attributes { llvm.emit_c_interface }
 """
 
+# store(x): x[i] = i in an scf.parallel loop that neither calls nor reduces,
+# which FAST_PIPELINE runs on OpenMP's threads.
+STORE = """
+func.func @store(%x: memref<?xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %x, %c0 : memref<?xf64>
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    %v = arith.index_cast %i : index to i64
+    %f = arith.sitofp %v : i64 to f64
+    memref.store %f, %x[%i] : memref<?xf64>
+    scf.reduce
+  }
+  return
+}
+"""
+
 # ADD and CALLBACK, and a nop, a fused multiply-add and a memref sum.
 FUNCTIONS = (
     ADD
