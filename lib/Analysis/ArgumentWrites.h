@@ -19,8 +19,8 @@ namespace mlir::jit {
 /// (its memory effects say so), a function of the module it is passed to
 /// may, or it reaches an op that does not say what it does with it (a
 /// callback or another function the module does not define, a branch or a
-/// loop passing it on, its address taken). False for an argument that is
-/// not a memref.
+/// loop passing it on, its address taken). False for an argument of a
+/// definition that is not a memref; true for any of a declaration's.
 bool mayWriteArgument(Operation *function, unsigned index);
 
 } // namespace mlir::jit
