@@ -78,6 +78,15 @@ def SequentialLoops : Pass<"jit-sequential-loops"> {
   let summary = "Rewrite the scf.parallel loops that call, reduce or are nested in another as scf.for loops, and the innermost dimension of the others that have straight-line bodies";
 }
 
+def UnbatchMatmuls : Pass<"jit-unbatch-matmuls"> {
+  let summary = "Compute each batch of a linalg.batch_matmul on tensors as a linalg.matmul, the batches in an scf.forall";
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def UncloneReturnedArguments : Pass<"jit-unclone-returned-arguments", "::mlir::ModuleOp"> {
   let summary = "Return arguments (or views of them) that buffer deallocation cloned, so that results alias them";
   let dependentDialects = [

@@ -107,14 +107,15 @@ _FAST_SCHEDULE = os.path.join(
 # Before it, aggregate linalg ops are decomposed (a linalg.softmax into the
 # chain jit-parallel-fusion takes), and consecutive elementwise linalg ops on
 # tensors are fused, each producer used once into its consumer: one loop, no
-# temporary between them.
+# temporary between them; and each batch_matmul becomes its batches'
+# matmuls, in parallel, which the schedule takes.
 # After it, whole reductions (a sum, a maximum) whose order does not matter
 # are split into chunks reduced in parallel (jit-parallel-reductions), and
 # chains of linalg ops that end in a linalg.generic (a softmax's four) are
 # computed in parallel tiles of rows, each tile computing its part of every
 # op of the chain (jit-parallel-fusion).
 _FAST_PASSES = (
-    "jit-decompose-aggregates,linalg-fuse-elementwise-ops,transform-interpreter,jit-parallel-reductions,jit-parallel-fusion,"
+    "jit-decompose-aggregates,linalg-fuse-elementwise-ops,jit-unbatch-matmuls,transform-interpreter,jit-parallel-reductions,jit-parallel-fusion,"
     f"{_BUFFERIZATION},{_PARALLEL_LOWERING}"
 )
 FAST_PIPELINE = (
@@ -141,7 +142,7 @@ def _extends(element: str, output: str) -> bool:
 
 
 def _schedules(matmul: str) -> bool:
-    """Whether the schedule computes the linalg.matmul printed as `matmul`
+    """Whether the schedule computes the linalg.(batch_)matmul printed as `matmul`
     right: inputs of C's element type or extended to it (vectorized, a
     narrowing or an int-float conversion does not verify), signed (the
     schedule ignores cast_unsigned)."""
@@ -168,12 +169,12 @@ _SCHEDULE_LOADED: weakref.WeakSet[ir.Context] = weakref.WeakSet()
 
 def _fast_pipeline(module: ir.Module) -> str:
     """What FAST_PIPELINE runs on `module`: without the schedule when one of
-    its linalg.matmuls is one the schedule does not take, and without
+    its (batch) matmuls is one the schedule does not take, and without
     loading it when its context has it."""
     if not all(
         _schedules(_native._print_operation(op))
         for op in _walk(module.operation)
-        if op.name == "linalg.matmul"
+        if op.name in ("linalg.matmul", "linalg.batch_matmul")
     ):
         return _FAST_UNSCHEDULED
     if module.context in _SCHEDULE_LOADED:

@@ -1,0 +1,181 @@
+"""The broad benchmark: kernels people write every day, jitted by this
+package with no pipeline named (jit()'s default), against numpy, JAX's `jit`
+and PyTorch (eager and `torch.compile`) on the CPU, in one process, taking
+turns as peers.py's do; each family at several sizes, every result checked
+against a float64 numpy reference before anything is timed.
+
+Each line gives every library's time and this package's ratio to the
+fastest peer (above 1: ahead); the last lines give each family's worst
+ratio. `--family NAME` (repeatable) runs some families only; `--short`
+runs small sizes once (a smoke test: results checked, times meaningless).
+Run by peers.sh (`bench/peers.sh kernels.py`), figures in bench/README.md.
+"""
+
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+# First: it sets the environment numpy's BLAS reads when it loads.
+import numpy_kernels  # noqa: E402, I001
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+from mlir.execution_engine import FAST_PIPELINE, jit  # noqa: E402
+
+SOURCE = """
+#bmm_a = affine_map<(b, m, n, k) -> (b, m, k)>
+#bmm_bt = affine_map<(b, m, n, k) -> (b, n, k)>
+#bmm_c = affine_map<(b, m, n, k) -> (b, m, n)>
+func.func @batch_matmul(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %batches = tensor.dim %a, %c0 : tensor<?x?x?xf32>
+  %m = tensor.dim %a, %c1 : tensor<?x?x?xf32>
+  %n = tensor.dim %b, %c2 : tensor<?x?x?xf32>
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty(%batches, %m, %n) : tensor<?x?x?xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%empty : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<?x?x?xf32>, tensor<?x?x?xf32>)
+                           outs(%c : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  return %r : tensor<?x?x?xf32>
+}
+
+// softmax(q kᵀ) v for each head (q scaled already).
+func.func @attention(%q: tensor<?x?x?xf32>, %k: tensor<?x?x?xf32>, %v: tensor<?x?x?xf32>)
+    -> tensor<?x?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %heads = tensor.dim %q, %c0 : tensor<?x?x?xf32>
+  %rows = tensor.dim %q, %c1 : tensor<?x?x?xf32>
+  %keys = tensor.dim %k, %c1 : tensor<?x?x?xf32>
+  %width = tensor.dim %v, %c2 : tensor<?x?x?xf32>
+  %zero = arith.constant 0.0 : f32
+  %scores_empty = tensor.empty(%heads, %rows, %keys) : tensor<?x?x?xf32>
+  %scores_zero = linalg.fill ins(%zero : f32) outs(%scores_empty : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %scores = linalg.batch_matmul indexing_maps = [#bmm_a, #bmm_bt, #bmm_c]
+      ins(%q, %k : tensor<?x?x?xf32>, tensor<?x?x?xf32>)
+      outs(%scores_zero : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %p = linalg.softmax dimension(2) ins(%scores : tensor<?x?x?xf32>)
+      outs(%scores_empty : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %out_empty = tensor.empty(%heads, %rows, %width) : tensor<?x?x?xf32>
+  %out_zero = linalg.fill ins(%zero : f32) outs(%out_empty : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %out = linalg.batch_matmul ins(%p, %v : tensor<?x?x?xf32>, tensor<?x?x?xf32>)
+      outs(%out_zero : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  return %out : tensor<?x?x?xf32>
+}
+"""
+
+
+def softmax(x, axis):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def attention_numpy(q, k, v):
+    return softmax(q @ np.swapaxes(k, 1, 2), 2) @ v
+
+
+def attention_jax(q, k, v):
+    return jax.nn.softmax(q @ jnp.swapaxes(k, 1, 2), axis=2) @ v
+
+
+def attention_torch(q, k, v):
+    return torch.softmax(q @ k.transpose(1, 2), dim=2) @ v
+
+
+def batch_matmul_cases(rng, short):
+    sizes = [(2, 16, 8, 24)] if short else [(64, 128, 128, 128), (16, 256, 64, 256), (8, 100, 300, 70)]
+    for batches, m, n, k in sizes:
+        a = rng.standard_normal((batches, m, k), dtype=np.float32)
+        b = rng.standard_normal((batches, k, n), dtype=np.float32)
+        yield (
+            f"batch_matmul {batches}x{m}x{n}x{k}",
+            "batch_matmul",
+            (a, b),
+            lambda a, b: a @ b,
+            (lambda a, b: a @ b,) * 3,
+            2 * batches * m * n * k,
+        )
+
+
+def attention_cases(rng, short):
+    sizes = [(2, 10, 8)] if short else [(8, 512, 64), (8, 256, 64), (12, 197, 64)]
+    for heads, tokens, width in sizes:
+        q, k, v = (rng.standard_normal((heads, tokens, width), dtype=np.float32) for _ in range(3))
+        q /= np.float32(np.sqrt(width))
+        yield (
+            f"attention {heads} heads, {tokens} tokens x {width}",
+            "attention",
+            (q, k, v),
+            attention_numpy,
+            (attention_numpy, attention_jax, attention_torch),
+            4 * heads * tokens * tokens * width,
+        )
+
+
+FAMILIES = {
+    "batch_matmul": batch_matmul_cases,
+    "attention": attention_cases,
+}
+
+
+def run_case(module, name, function, arrays, reference, peer_functions, work):
+    """Checks every library's result against a float64 reference, then
+    measures; returns this package's ratio to the fastest peer."""
+    expected = reference(*(a.astype(np.float64) for a in arrays))
+    numpy_fn, jax_fn, torch_fn = peer_functions
+    on_jax = [jnp.asarray(a) for a in arrays]
+    on_torch = [torch.from_numpy(a) for a in arrays]
+    jitted = jax.jit(jax_fn)
+    compiled = torch.compile(torch_fn)
+    ours = getattr(module, function)
+    libraries = {
+        "jit": lambda: ours(*arrays),
+        "numpy": lambda: numpy_fn(*arrays),
+        "jax": lambda: np.asarray(jitted(*on_jax).block_until_ready()),
+        "torch": lambda: torch_fn(*on_torch).numpy(),
+        "torch.compile": lambda: compiled(*on_torch).numpy(),
+    }
+    scale = max(float(np.abs(expected).max()), 1e-30)
+    for library, call in libraries.items():
+        got = np.asarray(call(), dtype=np.float64)
+        if got.shape != expected.shape or not np.allclose(got, expected, rtol=1e-3, atol=1e-4 * scale):
+            raise AssertionError(f"{name}: {library}'s result differs from the float64 reference")
+    times = numpy_kernels.measure(libraries)
+    best_time, best = min((t, library) for library, t in times.items() if library != "jit")
+    unit = (lambda t: f"{work / t / 1e9:.1f} GFLOP/s") if work else (lambda t: f"{t * 1e3:.3f} ms")
+    listed = ", ".join(f"{library} {unit(t)}" for library, t in times.items())
+    ratio = best_time / times["jit"]
+    print(f"{name}: {listed}; jit {ratio:.2f}x the fastest peer ({best})", flush=True)
+    return ratio
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--family", action="append", choices=sorted(FAMILIES))
+    parser.add_argument("--short", action="store_true")
+    args = parser.parse_args()
+    print(
+        f"jax {jax.__version__}, torch {torch.__version__} ({torch.get_num_threads()} threads), "
+        f"numpy {np.__version__}"
+    )
+    module = jit(SOURCE, pipeline=FAST_PIPELINE)
+    rng = np.random.default_rng(0)
+    worst = {}
+    for family in args.family or FAMILIES:
+        for case in FAMILIES[family](rng, args.short):
+            ratio = run_case(module, *case)
+            worst[family] = min(worst.get(family, ratio), ratio)
+    for family, ratio in worst.items():
+        print(f"{family}: worst ratio {ratio:.2f}")
+
+
+if __name__ == "__main__":
+    main()
