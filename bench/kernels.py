@@ -70,6 +70,23 @@ func.func @attention(%q: tensor<?x?x?xf32>, %k: tensor<?x?x?xf32>, %v: tensor<?x
       outs(%out_zero : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
   return %out : tensor<?x?x?xf32>
 }
+
+#rows = affine_map<(i, j) -> (i, j)>
+#columns = affine_map<(i, j) -> (j)>
+func.func @column_sums(%x: tensor<?x?xf32>) -> tensor<?xf32> {
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty(%n) : tensor<?xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<?xf32>) -> tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [#rows, #columns], iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<?x?xf32>) outs(%acc : tensor<?xf32>) {
+  ^bb0(%a: f32, %s: f32):
+    %t = arith.addf %s, %a : f32
+    linalg.yield %t : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
 """
 
 
@@ -91,7 +108,9 @@ def attention_torch(q, k, v):
 
 
 def batch_matmul_cases(rng, short):
-    sizes = [(2, 16, 8, 24)] if short else [(64, 128, 128, 128), (16, 256, 64, 256), (8, 100, 300, 70)]
+    sizes = (
+        [(2, 16, 8, 24)] if short else [(64, 128, 128, 128), (16, 256, 64, 256), (8, 100, 300, 70)]
+    )
     for batches, m, n, k in sizes:
         a = rng.standard_normal((batches, m, k), dtype=np.float32)
         b = rng.standard_normal((batches, k, n), dtype=np.float32)
@@ -120,9 +139,24 @@ def attention_cases(rng, short):
         )
 
 
+def column_sums_cases(rng, short):
+    sizes = [(5, 7)] if short else [(4096, 4096), (20000, 1000), (100000, 64), (64, 100000)]
+    for rows, columns in sizes:
+        x = rng.standard_normal((rows, columns), dtype=np.float32)
+        yield (
+            f"column sums {rows}x{columns}",
+            "column_sums",
+            (x,),
+            lambda x: x.sum(axis=0),
+            (lambda x: x.sum(axis=0), lambda x: x.sum(axis=0), lambda x: x.sum(dim=0)),
+            None,
+        )
+
+
 FAMILIES = {
     "batch_matmul": batch_matmul_cases,
     "attention": attention_cases,
+    "column_sums": column_sums_cases,
 }
 
 
@@ -146,7 +180,9 @@ def run_case(module, name, function, arrays, reference, peer_functions, work):
     scale = max(float(np.abs(expected).max()), 1e-30)
     for library, call in libraries.items():
         got = np.asarray(call(), dtype=np.float64)
-        if got.shape != expected.shape or not np.allclose(got, expected, rtol=1e-3, atol=1e-4 * scale):
+        if got.shape != expected.shape or not np.allclose(
+            got, expected, rtol=1e-3, atol=1e-4 * scale
+        ):
             raise AssertionError(f"{name}: {library}'s result differs from the float64 reference")
     times = numpy_kernels.measure(libraries)
     best_time, best = min((t, library) for library, t in times.items() if library != "jit")

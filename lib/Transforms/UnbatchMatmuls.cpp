@@ -105,8 +105,8 @@ Value inLayout(OpBuilder &builder, Location loc, Value value, AffineMap map,
     return value;
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(builder, loc, value);
   std::swap(sizes[0], sizes[1]);
-  Value empty = tensor::EmptyOp::create(
-      builder, loc, sizes, getElementTypeOrSelf(value.getType()));
+  Value empty = tensor::EmptyOp::create(builder, loc, sizes,
+                                        getElementTypeOrSelf(value.getType()));
   return linalg::TransposeOp::create(builder, loc, value, empty,
                                      ArrayRef<int64_t>{1, 0})
       ->getResult(0);
@@ -150,11 +150,10 @@ void unbatch(linalg::BatchMatmulOp batchMatmul) {
   SmallVector<NamedAttribute> cast;
   if (linalg::TypeFnAttr castAttr = batchMatmul.getCastAttr())
     cast.push_back(builder.getNamedAttr("cast", castAttr));
-  Value product = linalg::MatmulOp::create(builder, loc,
-                                           TypeRange{outputSlice.getType()},
-                                           inputs, ValueRange{outputSlice},
-                                           cast)
-                      ->getResult(0);
+  Value product =
+      linalg::MatmulOp::create(builder, loc, TypeRange{outputSlice.getType()},
+                               inputs, ValueRange{outputSlice}, cast)
+          ->getResult(0);
 
   builder.setInsertionPointToStart(forall.getTerminator().getBody());
   auto sliceOp = outputSlice.getDefiningOp<tensor::ExtractSliceOp>();

@@ -30,7 +30,13 @@ func.func @bmm(%a: tensor<{a}x{input}>, %b: tensor<{b}x{input}>, %c: tensor<{c}x
 
 
 def batch_matmul(
-    element="f32", output=None, transposed=False, broadcast=False, a_transposed=False, cast="", shape=None
+    element="f32",
+    output=None,
+    transposed=False,
+    broadcast=False,
+    a_transposed=False,
+    cast="",
+    shape=None,
 ):
     """A batch_matmul source, B `transposed`, A `broadcast` or
     `a_transposed`; `shape` (batches, m, n, k) makes the sizes static, else
@@ -83,7 +89,9 @@ def operands(batches, m, n, k, dtype, transposed=False, broadcast=False, a_trans
     b_shape = (batches, n, k) if transposed else (batches, k, n)
     a, b = (rng.integers(-4, 4, shape).astype(dtype) for shape in (a_shape, b_shape))
     c = rng.integers(-4, 4, (batches, m, n)).astype(dtype)
-    expected = (np.swapaxes(a, 1, 2) if a_transposed else a) @ (np.swapaxes(b, 1, 2) if transposed else b) + c
+    expected = (np.swapaxes(a, 1, 2) if a_transposed else a) @ (
+        np.swapaxes(b, 1, 2) if transposed else b
+    ) + c
     return a, b, c, expected
 
 
@@ -107,7 +115,9 @@ for element, dtype in [("f32", np.float32), ("i32", np.int32)]:
             a, b, c, expected = operands(batches, m, n, k, dtype, **layout)
             for shape in [None, (batches, m, n, k)] if not layout else [None]:
                 source = batch_matmul(element, shape=shape, **layout)
-                results = [jit(source, pipeline=p).bmm(a, b, c) for p in (FAST_PIPELINE, DEFAULT_PIPELINE)]
+                results = [
+                    jit(source, pipeline=p).bmm(a, b, c) for p in (FAST_PIPELINE, DEFAULT_PIPELINE)
+                ]
                 key = (element, *layout)
                 agree[key] = agree.get(key, True) and all(
                     np.array_equal(result, expected) for result in results

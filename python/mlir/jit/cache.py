@@ -15,8 +15,9 @@ from .._mlir_libs import _mlirExecutionEngine as _native
 # pipeline's text: the passes it runs itself, what this project's passes
 # (jit-approximate-math, jit-expand-arith) generate, the trampolines, the
 # markings. 2: jit-expand-arith leaves float min/max to LLVM. 3:
-# jit-approximate-math's own f32 exp. 4: its own f32 tanh and erf.
-_CACHE_FORMAT = "mlir_execution_engine.jit 4"
+# jit-approximate-math's own f32 exp. 4: its own f32 tanh and erf. 5:
+# jit-parallel-fusion tiles reductions over outer loops by columns.
+_CACHE_FORMAT = "mlir_execution_engine.jit 5"
 
 
 class _Default:
