@@ -87,6 +87,26 @@ func.func @column_sums(%x: tensor<?x?xf32>) -> tensor<?xf32> {
   } -> tensor<?xf32>
   return %r : tensor<?xf32>
 }
+
+func.func @transpose(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %n = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %empty = tensor.empty(%n, %m) : tensor<?x?xf32>
+  %r = linalg.transpose ins(%x : tensor<?x?xf32>) outs(%empty : tensor<?x?xf32>) permutation = [1, 0]
+  return %r : tensor<?x?xf32>
+}
+
+func.func @matvec(%a: tensor<?x?xf32>, %x: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %a, %c0 : tensor<?x?xf32>
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty(%m) : tensor<?xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<?xf32>) -> tensor<?xf32>
+  %r = linalg.matvec ins(%a, %x : tensor<?x?xf32>, tensor<?xf32>) outs(%acc : tensor<?xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
 """
 
 
@@ -153,10 +173,46 @@ def column_sums_cases(rng, short):
         )
 
 
+def transpose_cases(rng, short):
+    sizes = [(5, 7)] if short else [(4096, 4096), (1000, 3000), (64, 100000)]
+    for rows, columns in sizes:
+        x = rng.standard_normal((rows, columns), dtype=np.float32)
+        # A copy in the transposed layout, as the jitted function returns.
+        yield (
+            f"transpose {rows}x{columns}",
+            "transpose",
+            (x,),
+            lambda x: x.T,
+            (
+                lambda x: np.ascontiguousarray(x.T),
+                lambda x: x.T,
+                lambda x: x.t().contiguous(),
+            ),
+            None,
+        )
+
+
+def matvec_cases(rng, short):
+    sizes = [(5, 7)] if short else [(4096, 4096), (1000, 1000), (16384, 256)]
+    for rows, columns in sizes:
+        a = rng.standard_normal((rows, columns), dtype=np.float32)
+        x = rng.standard_normal(columns, dtype=np.float32)
+        yield (
+            f"matvec {rows}x{columns}",
+            "matvec",
+            (a, x),
+            lambda a, x: a @ x,
+            (lambda a, x: a @ x,) * 3,
+            2 * rows * columns,
+        )
+
+
 FAMILIES = {
     "batch_matmul": batch_matmul_cases,
     "attention": attention_cases,
     "column_sums": column_sums_cases,
+    "transpose": transpose_cases,
+    "matvec": matvec_cases,
 }
 
 

@@ -76,9 +76,16 @@ std::optional<unsigned> tiledLoop(linalg::GenericOp op) {
 /// when `op` reduces over an outer loop (a column sum): lowered as it is,
 /// its parallel loop, inside the reduction's, would fork once a row.
 bool mayEndChain(linalg::GenericOp op) {
-  return op.hasPureTensorSemantics() && op.getNumLoops() != 0 &&
-         !hasEmptyLoop(op) && tiledLoop(op) &&
-         isa<FunctionOpInterface>(op->getParentOp());
+  if (!op.hasPureTensorSemantics() || op.getNumLoops() == 0 ||
+      hasEmptyLoop(op) || !tiledLoop(op) ||
+      !isa<FunctionOpInterface>(op->getParentOp()))
+    return false;
+  // Each tile writes its own part of every result: an output that does not
+  // vary along the tiled loop (a total over a loop mislabelled parallel)
+  // would be written by every tile at once.
+  return llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+    return op.getMatchingIndexingMap(&init).isFunctionOfDim(*tiledLoop(op));
+  });
 }
 
 /// A tile's size in `op`'s first loop: as many of its rows (its iterations

@@ -130,21 +130,27 @@ void unbatch(linalg::BatchMatmulOp batchMatmul) {
   OpBuilder builder(batchMatmul);
   Location loc = batchMatmul.getLoc();
   Value output = batchMatmul.getDpsInits()[0];
-  OpFoldResult batches = tensor::getMixedSize(builder, loc, output, 0);
+  // The batches, counted as the loops count them: in the first operand that
+  // has them (with C's count, a shorter A was read past its end).
+  auto hasBatches = [](Value value) {
+    return cast<ShapedType>(value.getType()).getRank() == 3;
+  };
+  auto inputs = batchMatmul.getDpsInputs();
+  auto counted = llvm::find_if(inputs, hasBatches);
+  OpFoldResult batches = tensor::getMixedSize(
+      builder, loc, counted != inputs.end() ? *counted : output, 0);
   auto forall = scf::ForallOp::create(builder, loc, ArrayRef{batches},
                                       ValueRange{output}, std::nullopt);
   builder.setInsertionPoint(forall.getTerminator());
   Value batch = forall.getInductionVars()[0];
   Value outputSlice =
       batchSlice(builder, loc, forall.getRegionIterArgs()[0], batch);
-  SmallVector<Value> inputs;
-  for (auto [input, map, expected] :
-       llvm::zip(batchMatmul.getDpsInputs(), *maps, defaults)) {
+  SmallVector<Value> matrices;
+  for (auto [input, map, expected] : llvm::zip(inputs, *maps, defaults)) {
     // A broadcast operand (a matrix) is every batch's.
-    Value matrix = cast<ShapedType>(input.getType()).getRank() == 2
-                       ? input
-                       : batchSlice(builder, loc, input, batch);
-    inputs.push_back(inLayout(builder, loc, matrix, map, expected));
+    Value matrix =
+        hasBatches(input) ? batchSlice(builder, loc, input, batch) : input;
+    matrices.push_back(inLayout(builder, loc, matrix, map, expected));
   }
   // The cast, given to the builder: the body it builds casts that way.
   SmallVector<NamedAttribute> cast;
@@ -152,7 +158,7 @@ void unbatch(linalg::BatchMatmulOp batchMatmul) {
     cast.push_back(builder.getNamedAttr("cast", castAttr));
   Value product =
       linalg::MatmulOp::create(builder, loc, TypeRange{outputSlice.getType()},
-                               inputs, ValueRange{outputSlice}, cast)
+                               matrices, ValueRange{outputSlice}, cast)
           ->getResult(0);
 
   builder.setInsertionPointToStart(forall.getTerminator().getBody());

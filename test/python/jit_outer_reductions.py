@@ -67,11 +67,25 @@ with Context():
 
 rng = np.random.default_rng(0)
 fast, loops = (jit(SUM, pipeline=pipeline) for pipeline in (FAST_PIPELINE, DEFAULT_PIPELINE))
-shapes = [(3, 2047), (5, 2048), (7, 2049), (2, 4097), (1, 16385), (300, 64), (1000, 1), (0, 5), (5, 0)]
+shapes = [
+    (3, 2047),
+    (5, 2048),
+    (7, 2049),
+    (2, 4097),
+    (1, 16385),
+    (300, 64),
+    (1000, 1),
+    (0, 5),
+    (5, 0),
+]
 # CHECK: sums: True
-print("sums:", all(np.array_equal(fast.reduce(x), loops.reduce(x)) for x in (
-    rng.standard_normal(shape, dtype=np.float32) for shape in shapes
-)))
+print(
+    "sums:",
+    all(
+        np.array_equal(fast.reduce(x), loops.reduce(x))
+        for x in (rng.standard_normal(shape, dtype=np.float32) for shape in shapes)
+    ),
+)
 
 x = rng.standard_normal((40, 5000), dtype=np.float32)
 views = [x[::-1], x[:, ::-1], x[::3, 7:], np.asfortranarray(x), np.broadcast_to(x[:1], x.shape)]
@@ -88,7 +102,11 @@ for element, init, combine, dtype in [
     expected = x.max(axis=0) if "max" in combine else x.sum(axis=0, dtype=dtype)
     # CHECK: f32 arith.maximumf: True
     # CHECK: i32 arith.addi: True
-    print(element, combine + ":", np.array_equal(jit(source, pipeline=FAST_PIPELINE).reduce(x), expected))
+    print(
+        element,
+        combine + ":",
+        np.array_equal(jit(source, pipeline=FAST_PIPELINE).reduce(x), expected),
+    )
 
 # 3-D: over axis 0 ([reduction, parallel, parallel]: tiled in its second
 # loop) and axis 1 (tiled in its first, as before).
