@@ -142,7 +142,7 @@ def _extends(element: str, output: str) -> bool:
 
 
 def _schedules(matmul: str) -> bool:
-    """Whether the schedule computes the linalg.(batch_)matmul printed as `matmul`
+    """Whether the schedule computes the linalg.(batch_)matmul or matvec printed as `matmul`
     right: inputs of C's element type or extended to it (vectorized, a
     narrowing or an int-float conversion does not verify), signed (the
     schedule ignores cast_unsigned)."""
@@ -169,12 +169,12 @@ _SCHEDULE_LOADED: weakref.WeakSet[ir.Context] = weakref.WeakSet()
 
 def _fast_pipeline(module: ir.Module) -> str:
     """What FAST_PIPELINE runs on `module`: without the schedule when one of
-    its (batch) matmuls is one the schedule does not take, and without
+    its (batch) matmuls or matvecs is one the schedule does not take, and without
     loading it when its context has it."""
     if not all(
         _schedules(_native._print_operation(op))
         for op in _walk(module.operation)
-        if op.name in ("linalg.matmul", "linalg.batch_matmul")
+        if op.name in ("linalg.matmul", "linalg.batch_matmul", "linalg.matvec")
     ):
         return _FAST_UNSCHEDULED
     if module.context in _SCHEDULE_LOADED:

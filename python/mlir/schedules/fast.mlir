@@ -124,10 +124,103 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 
+  // Peels the last, partial iteration off the scf.for `loop`; fails
+  // (silenceably) where there is none to peel.
+  transform.named_sequence @peel(%loop: !transform.any_op {transform.consumed}) {
+    %for = transform.cast %loop : !transform.any_op to !transform.op<"scf.for">
+    %full, %last = transform.loop.peel %for
+      : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+
+  // A linalg.matvec, but one with a static size of 0 (as above).
+  transform.named_sequence @match_matvec(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.matvec"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%matvec: !transform.any_op):
+      %zero = transform.param.constant 0 : i64 -> !transform.param<i64>
+      %m = transform.match.structured.dim %matvec[0]
+        : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi ne %m, %zero : !transform.param<i64>
+      %k = transform.match.structured.dim %matvec[1]
+        : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi ne %k, %zero : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+
+  // y = A x (linalg.matvec, on tensors or memrefs): blocks of 64 rows on the
+  // threads, A streamed once; each block 8 rows at a time, each row's sum
+  // kept in order: an 8 x 8 piece of A is read, transposed in registers
+  // (shuffles), and its 8 columns added one after the other as FMAs on a
+  // vector of the 8 rows' sums. The last rows of a block and the last steps
+  // of k (fewer than 8) are peeled off, left to the loops. A's strides are
+  // unknown, so each piece is read as 64 scalar loads: copying A's rows
+  // into a contiguous buffer first did not pay, the copy being scalar too
+  // (and its buffer allocated on the heap for each piece of k).
+  // (Each step suppresses its failures: a static size that 8 divides has
+  // nothing to peel.)
+  transform.named_sequence @schedule_matvec(
+      %op: !transform.any_op {transform.consumed}) {
+    transform.sequence %op : !transform.any_op failures(suppress) {
+    ^bb0(%matvec: !transform.any_op):
+      %block, %blocks = transform.structured.tile_using_forall %matvec
+        tile_sizes [64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      %rows, %rowLoop = transform.structured.tile_using_for %block
+        tile_sizes [8, 0]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      transform.include @peel failures(suppress) (%rowLoop)
+        : (!transform.any_op) -> ()
+      transform.apply_patterns to %blocks {
+        transform.apply_patterns.canonicalization
+      } : !transform.any_op
+      %rowTiles = transform.structured.match ops{["linalg.matvec"]} in %blocks
+        : (!transform.any_op) -> !transform.any_op
+      %tiles, %kLoops = transform.structured.tile_using_for %rowTiles
+        tile_sizes [0, 8]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      transform.foreach %kLoops : !transform.any_op {
+      ^bb1(%kLoop: !transform.any_op):
+        transform.include @peel failures(suppress) (%kLoop)
+          : (!transform.any_op) -> ()
+      }
+      transform.apply_patterns to %blocks {
+        transform.apply_patterns.canonicalization
+      } : !transform.any_op
+      // The full 8 x 8 tiles vectorize; the peeled ones (sizes unknown)
+      // fail to, and stay loops.
+      %leaves = transform.structured.match ops{["linalg.matvec"]} in %blocks
+        : (!transform.any_op) -> !transform.any_op
+      transform.foreach %leaves : !transform.any_op {
+      ^bb1(%leaf: !transform.any_op):
+        transform.sequence %leaf : !transform.any_op failures(suppress) {
+        ^bb2(%tile: !transform.any_op):
+          transform.structured.vectorize %tile {create_named_contraction}
+            : !transform.any_op
+        }
+      }
+      transform.apply_patterns to %blocks {
+        transform.apply_patterns.vector.lower_contraction
+          lowering_strategy = "outerproduct"
+        transform.apply_patterns.vector.transfer_permutation_patterns
+        transform.apply_patterns.vector.lower_outerproduct
+        transform.apply_patterns.vector.lower_transpose
+          lowering_strategy = "shuffle_1d"
+        transform.apply_patterns.canonicalization
+      } : !transform.any_op
+      transform.apply_cse to %blocks : !transform.any_op
+    }
+    transform.yield
+  }
+
   transform.named_sequence @__transform_main(
       %root: !transform.any_op {transform.consumed}) {
     transform.foreach_match in %root
-      @match_matmul -> @schedule_matmul
+      @match_matmul -> @schedule_matmul,
+      @match_matvec -> @schedule_matvec
       : (!transform.any_op) -> !transform.any_op
     transform.yield
   }
