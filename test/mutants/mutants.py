@@ -577,6 +577,14 @@ MUTANTS = [
         "why": "a transposed operand is read as if it were not: attention's q kᵀ becomes q k",
     },
     {
+        "name": "matvec_of_static_zero_k",
+        "file": "python/mlir/schedules/fast.mlir",
+        "search": "transform.match.param.cmpi ne %columns, %zero",
+        "replace": "transform.match.param.cmpi ge %columns, %zero",
+        "tests": [PY + "jit_matvec"],
+        "why": "a matvec with a static k of 0 is scheduled: LLVM 22's tiling crashes on it",
+    },
+    {
         "name": "fusion_of_shared_producers",
         "file": "lib/Transforms/ParallelFusion.cpp",
         "search": "        llvm::all_of(op->getUsers(),",

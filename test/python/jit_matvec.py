@@ -67,7 +67,9 @@ for element, output, dtype, out_dtype in [
         expected = a.astype(out_dtype) @ x.astype(out_dtype) + y
         for sizes in ({}, {"m": m, "k": k}):
             source = matvec(element, output, **sizes)
-            results = [jit(source, pipeline=p).matvec(a, x, y) for p in (FAST_PIPELINE, DEFAULT_PIPELINE)]
+            results = [
+                jit(source, pipeline=p).matvec(a, x, y) for p in (FAST_PIPELINE, DEFAULT_PIPELINE)
+            ]
             agree[element] = agree.get(element, True) and all(
                 np.array_equal(result, expected) for result in results
             )
@@ -87,7 +89,10 @@ print("views:", [np.array_equal(fast.matvec(v, w, y[: v.shape[0]]), v @ w) for v
 a = rng.standard_normal((1000, 777), dtype=np.float32)
 x = rng.standard_normal(777, dtype=np.float32)
 # CHECK: random: True
-print("random:", np.allclose(fast.matvec(a, x, np.zeros(1000, np.float32)), a @ x, rtol=1e-4, atol=1e-4))
+print(
+    "random:",
+    np.allclose(fast.matvec(a, x, np.zeros(1000, np.float32)), a @ x, rtol=1e-4, atol=1e-4),
+)
 
 # On memrefs: scheduled the same way, written in place.
 a = rng.integers(-4, 4, (133, 70)).astype(np.float32)

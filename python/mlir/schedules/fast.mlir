@@ -140,12 +140,12 @@ module attributes {transform.with_named_sequence} {
     transform.match.structured %op : !transform.any_op {
     ^bb0(%matvec: !transform.any_op):
       %zero = transform.param.constant 0 : i64 -> !transform.param<i64>
-      %m = transform.match.structured.dim %matvec[0]
+      %rows = transform.match.structured.dim %matvec[0]
         : (!transform.any_op) -> !transform.param<i64>
-      transform.match.param.cmpi ne %m, %zero : !transform.param<i64>
-      %k = transform.match.structured.dim %matvec[1]
+      transform.match.param.cmpi ne %rows, %zero : !transform.param<i64>
+      %columns = transform.match.structured.dim %matvec[1]
         : (!transform.any_op) -> !transform.param<i64>
-      transform.match.param.cmpi ne %k, %zero : !transform.param<i64>
+      transform.match.param.cmpi ne %columns, %zero : !transform.param<i64>
       transform.match.structured.yield
     }
     transform.yield %op : !transform.any_op
