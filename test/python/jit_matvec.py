@@ -5,7 +5,9 @@
 # transposed in registers and its columns added in order, as FMAs on the 8
 # rows' sums; the last rows and steps of k peeled off. Each row's sum keeps
 # the loops' order: the results are DEFAULT_PIPELINE's (small integers:
-# exact), at sizes around the blocks, on views, tensors and memrefs.
+# exact; an FMA rounds once, so a product of more than 24 bits may differ
+# in its last bit, as in the matmul schedule), at sizes around the blocks,
+# on views, tensors and memrefs.
 
 import numpy as np
 from mlir.execution_engine import DEFAULT_PIPELINE, FAST_PIPELINE, jit
@@ -101,3 +103,19 @@ y = np.ones(133, np.float32)
 jit(MEMREF, pipeline=FAST_PIPELINE).matvec(a, x, y)
 # CHECK: memref: True
 print("memref:", np.array_equal(y, a @ x + 1))
+
+# The element types checked are the operands': shaped types in an attribute,
+# printed before them, do not let an i1 matvec (whose vectorized loads would
+# read bytes as packed bits) into the schedule.
+I1 = """
+func.func @matvec(%a: tensor<?x?xi1>, %x: tensor<?xi1>, %y: tensor<?xi1>) -> tensor<?xi1> {
+  %r = linalg.matvec {note = [tensor<f32>, tensor<f32>, tensor<f32>]}
+      ins(%a, %x : tensor<?x?xi1>, tensor<?xi1>) outs(%y : tensor<?xi1>) -> tensor<?xi1>
+  return %r : tensor<?xi1>
+}
+"""
+a = np.zeros((16, 8), np.bool_)
+a[:, 0] = True
+x = np.eye(8, dtype=np.bool_)[0]
+# CHECK: i1: True
+print("i1:", bool(jit(I1, pipeline=FAST_PIPELINE).matvec(a, x, np.zeros(16, np.bool_)).all()))

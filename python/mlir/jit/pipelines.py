@@ -4,7 +4,6 @@ FAST_PIPELINE's schedule; and running them on a module."""
 from __future__ import annotations
 
 import os
-import re
 import weakref
 
 from .. import ir
@@ -131,7 +130,6 @@ _FAST_UNSCHEDULED = "builtin.module({})".format(_FAST_PASSES.replace("transform-
 # transform interpreter crashes on complex matmuls, and vectorized i1 loads
 # treat bytes as packed bits.
 _FAST_ELEMENT_TYPES = {"f16", "bf16", "f32", "f64", "i8", "i16", "i32", "i64"}
-_SHAPED_ELEMENT = re.compile(r"\b(?:tensor|memref)<(?:(?:\?|\d+)x)*(\w+(?:<[^>]*>)?)")
 
 
 def _extends(element: str, output: str) -> bool:
@@ -141,14 +139,16 @@ def _extends(element: str, output: str) -> bool:
     return same_kind and int(element.lstrip("bfi")) < int(output.lstrip("bfi"))
 
 
-def _schedules(matmul: str) -> bool:
-    """Whether the schedule computes the linalg.(batch_)matmul or matvec printed as `matmul`
-    right: inputs of C's element type or extended to it (vectorized, a
-    narrowing or an int-float conversion does not verify), signed (the
-    schedule ignores cast_unsigned)."""
-    *inputs, output = _SHAPED_ELEMENT.findall(matmul)[:3]
+def _schedules(op: ir.Operation) -> bool:
+    """Whether the schedule computes the linalg.(batch_)matmul or matvec
+    `op` right: inputs of the output's element type or extended to it
+    (vectorized, a narrowing or an int-float conversion does not verify),
+    signed (the schedule ignores cast_unsigned). The element types are its
+    operands' (its printed form may show other types first, in attributes)."""
+    *inputs, output = (str(ir.ShapedType(value.type).element_type) for value in op.operands)
+    cast = op.attributes["cast"] if "cast" in op.attributes else None
     return (
-        "cast_unsigned" not in matmul
+        "cast_unsigned" not in str(cast)
         and {*inputs, output} <= _FAST_ELEMENT_TYPES
         and all(element == output or _extends(element, output) for element in inputs)
     )
@@ -172,7 +172,7 @@ def _fast_pipeline(module: ir.Module) -> str:
     its (batch) matmuls or matvecs is one the schedule does not take, and without
     loading it when its context has it."""
     if not all(
-        _schedules(_native._print_operation(op))
+        _schedules(op)
         for op in _walk(module.operation)
         if op.name in ("linalg.matmul", "linalg.batch_matmul", "linalg.matvec")
     ):
