@@ -216,11 +216,50 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 
+  // A 2-D linalg.transpose (a copy into the transposed layout), but one
+  // with a static size of 0 (as above).
+  transform.named_sequence @match_transpose(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.transpose"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%transpose: !transform.any_op):
+      %rank = transform.match.structured.rank %transpose
+        : (!transform.any_op) -> !transform.param<i64>
+      %two = transform.param.constant 2 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %two : !transform.param<i64>
+      %zero = transform.param.constant 0 : i64 -> !transform.param<i64>
+      %outRows = transform.match.structured.dim %transpose[0]
+        : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi ne %outRows, %zero : !transform.param<i64>
+      %outColumns = transform.match.structured.dim %transpose[1]
+        : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi ne %outColumns, %zero : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+
+  // A 2-D transpose in blocks of 128 x 128 on the threads: a block's rows of
+  // the input and columns of the output stay in the caches while it is
+  // copied (row by row over the whole matrix, each write of a column
+  // touched a new line).
+  transform.named_sequence @schedule_transpose(
+      %op: !transform.any_op {transform.consumed}) {
+    transform.sequence %op : !transform.any_op failures(suppress) {
+    ^bb0(%transpose: !transform.any_op):
+      %block, %blocks = transform.structured.tile_using_forall %transpose
+        tile_sizes [128, 128]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    }
+    transform.yield
+  }
+
   transform.named_sequence @__transform_main(
       %root: !transform.any_op {transform.consumed}) {
     transform.foreach_match in %root
       @match_matmul -> @schedule_matmul,
-      @match_matvec -> @schedule_matvec
+      @match_matvec -> @schedule_matvec,
+      @match_transpose -> @schedule_transpose
       : (!transform.any_op) -> !transform.any_op
     transform.yield
   }
