@@ -63,8 +63,13 @@ for element, dtype in [
         x = rng.integers(0, 2 if dtype is np.bool_ else 100, (m, n)).astype(dtype)
         out = np.zeros((n, m), dtype)
         for sizes in ({}, {"m": m, "n": n}):
-            results = [jit(transpose(element, **sizes), pipeline=p).transpose(x, out) for p in (FAST_PIPELINE, DEFAULT_PIPELINE)]
-            agree[element] = agree.get(element, True) and all(np.array_equal(r, x.T) for r in results)
+            results = [
+                jit(transpose(element, **sizes), pipeline=p).transpose(x, out)
+                for p in (FAST_PIPELINE, DEFAULT_PIPELINE)
+            ]
+            agree[element] = agree.get(element, True) and all(
+                np.array_equal(r, x.T) for r in results
+            )
 # CHECK: agree: {'f32': True, 'f64': True, 'f16': True, 'i8': True, 'i1': True, 'i64': True}
 print("agree:", agree)
 
@@ -72,7 +77,10 @@ fast = jit(transpose(), pipeline=FAST_PIPELINE)
 x = rng.standard_normal((300, 500), dtype=np.float32)
 views = [x[::-1], x[:, ::-1], x[::3, 7:], np.asfortranarray(x), np.broadcast_to(x[:1], x.shape)]
 # CHECK: views: [True, True, True, True, True]
-print("views:", [np.array_equal(fast.transpose(v, np.zeros(v.shape[::-1], np.float32)), v.T) for v in views])
+print(
+    "views:",
+    [np.array_equal(fast.transpose(v, np.zeros(v.shape[::-1], np.float32)), v.T) for v in views],
+)
 
 # On memrefs: scheduled the same way, the output written in place; a 3-D
 # permutation is left to the loops.
