@@ -10,8 +10,7 @@
 
 import numpy as np
 from mlir.execution_engine import DEFAULT_PIPELINE, FAST_PIPELINE, jit
-from mlir.ir import Context, Module
-from mlir.passmanager import PassManager
+from fixtures import print_scheduled
 
 MATMUL = """
 func.func @matmul(%a: tensor<{a}x{input}>, %b: tensor<{b}x{input}>, %c: tensor<{c}x{output}>) -> tensor<{c}x{output}> {{
@@ -37,20 +36,6 @@ def fast_and_loops(source, *arguments):
         jit(source, pipeline=pipeline).matmul(*arguments)
         for pipeline in (FAST_PIPELINE, DEFAULT_PIPELINE)
     )
-
-
-# FAST_PIPELINE up to its schedule: the preloaded library, then the
-# interpreter.
-SCHEDULE = FAST_PIPELINE[: FAST_PIPELINE.index("linalg-fuse-elementwise-ops")] + (
-    "transform-interpreter)"
-)
-
-
-def print_scheduled(source):
-    with Context():
-        module = Module.parse(source)
-        PassManager.parse(SCHEDULE).run(module.operation)
-        print(module)
 
 
 # Full blocks of 64 rows read A's rows where they are (no copy before the

@@ -11,8 +11,7 @@
 
 import numpy as np
 from mlir.execution_engine import DEFAULT_PIPELINE, FAST_PIPELINE, jit
-from mlir.ir import Context, Module
-from mlir.passmanager import PassManager
+from fixtures import print_scheduled
 
 MATVEC = """
 func.func @matvec(%a: tensor<{m}x{k}x{input}>, %x: tensor<{k}x{input}>, %y: tensor<{m}x{output}>) -> tensor<{m}x{output}> {{
@@ -33,11 +32,6 @@ def matvec(element="f32", output=None, m="?", k="?"):
     return MATVEC.format(m=m, k=k, input=element, output=output or element)
 
 
-# FAST_PIPELINE up to its schedule.
-SCHEDULE = FAST_PIPELINE[: FAST_PIPELINE.index("linalg-fuse-elementwise-ops")] + (
-    "transform-interpreter)"
-)
-
 # CHECK-LABEL: func.func @matvec
 # CHECK: scf.forall
 # CHECK: scf.for {{.*}} step %c8
@@ -48,10 +42,7 @@ SCHEDULE = FAST_PIPELINE[: FAST_PIPELINE.index("linalg-fuse-elementwise-ops")] +
 # CHECK: linalg.matvec {{.*}} tensor<8x?xf32>
 # CHECK: linalg.matvec {{.*}} tensor<?x?xf32>
 # CHECK: scf.forall.in_parallel
-with Context():
-    module = Module.parse(matvec())
-    PassManager.parse(SCHEDULE).run(module.operation)
-    print(module)
+print_scheduled(matvec())
 
 rng = np.random.default_rng(0)
 agree = {}

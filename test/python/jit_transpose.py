@@ -9,8 +9,7 @@
 
 import numpy as np
 from mlir.execution_engine import DEFAULT_PIPELINE, FAST_PIPELINE, jit
-from mlir.ir import Context, Module
-from mlir.passmanager import PassManager
+from fixtures import print_scheduled
 
 TRANSPOSE = """
 func.func @transpose(%x: tensor<{m}x{n}x{element}>, %out: tensor<{n}x{m}x{element}>) -> tensor<{n}x{m}x{element}> {{
@@ -36,18 +35,11 @@ def transpose(element="f32", m="?", n="?"):
     return TRANSPOSE.format(m=m, n=n, element=element)
 
 
-SCHEDULE = FAST_PIPELINE[: FAST_PIPELINE.index("linalg-fuse-elementwise-ops")] + (
-    "transform-interpreter)"
-)
-
 # CHECK-LABEL: func.func @transpose
 # CHECK: scf.forall (%{{.*}}, %{{.*}}) in (%{{.*}}, %{{.*}})
 # CHECK: linalg.transpose ins(%{{.*}} : tensor<?x?xf32>) outs(%{{.*}} : tensor<?x?xf32>) permutation = [1, 0]
 # CHECK: scf.forall.in_parallel
-with Context():
-    module = Module.parse(transpose())
-    PassManager.parse(SCHEDULE).run(module.operation)
-    print(module)
+print_scheduled(transpose())
 
 rng = np.random.default_rng(0)
 agree = {}

@@ -1,6 +1,7 @@
 """What several lit tests of test/python share: the `add` and callback
 modules, the lowering pipeline, and small helpers (printing an exception,
-running code in a fresh interpreter).
+running code in a fresh interpreter, printing what FAST_PIPELINE's schedule
+makes of a source).
 
 Each test still says what it does: it names what it imports from here, and
 the sources below are short enough to read where they are used.
@@ -84,6 +85,19 @@ func.func @sum(%x: memref<?xf64>) -> f64 attributes { llvm.emit_c_interface } {
 }
 """
 )
+
+
+def print_scheduled(source):
+    """Prints `source` after FAST_PIPELINE up to its schedule (the preloaded
+    library, then the interpreter): what the schedule made of it."""
+    from mlir.execution_engine import FAST_PIPELINE
+    from mlir.ir import Context
+
+    schedule = FAST_PIPELINE[: FAST_PIPELINE.index("linalg-fuse-elementwise-ops")]
+    with Context():
+        module = Module.parse(source)
+        PassManager.parse(schedule + "transform-interpreter)").run(module.operation)
+        print(module)
 
 
 def lowered(source, context=None):
