@@ -12,6 +12,8 @@
 # - A 0-d array passed for a scalar is the scalar it holds, by the rules of
 #   numpy scalars.
 
+import copy
+
 import numpy as np
 
 from mlir.execution_engine import jit
@@ -263,6 +265,27 @@ func.func @register(%a: i64) -> i64 {
 show(
     "functions named like internals",
     lambda: (NAMES["_state"](3), NAMES["_functions"](4), NAMES["register"](5)),
+)
+
+# Functions named like Python's protocols are no protocol methods: a deep
+# copy and numpy see a module, not a function to call.
+# CHECK-LABEL: CASE: functions named like protocols
+# CHECK: -> (7, True, 'object')
+PROTOCOLS = jit("""
+func.func @__deepcopy__(%a: i64) -> i64 {
+  return %a : i64
+}
+func.func @__array__(%a: i64) -> i64 {
+  return %a : i64
+}
+""")
+show(
+    "functions named like protocols",
+    lambda: (
+        PROTOCOLS["__deepcopy__"](7),
+        copy.deepcopy(PROTOCOLS)["__array__"](1) == 1,
+        str(np.asarray(PROTOCOLS, dtype=object).dtype),
+    ),
 )
 
 # CHECK-LABEL: CASE: a quoted callback name

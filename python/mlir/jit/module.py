@@ -332,7 +332,11 @@ class JitModule:
         # that a function named like one (`register`, `_state`) is reached
         # through module[name] and breaks nothing.
         functions = self.__dict__.get("_functions", {})
-        if name in functions or name in self.__dict__.get("_unsupported", {}):
+        # Python's protocols look names like __deepcopy__ and __array__ up on
+        # the object: a function named so is reached through module[name],
+        # not taken for the protocol's method (copy.deepcopy called it).
+        is_protocol = name.startswith("__") and name.endswith("__")
+        if not is_protocol and (name in functions or name in self.__dict__.get("_unsupported", {})):
             function = self[name]
             # Kept as an attribute: `m.f(...)` then finds it without this
             # call, which cost 0.7 us a call more than a prefetched `f`.
