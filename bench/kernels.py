@@ -7,13 +7,16 @@ against a float64 numpy reference before anything is timed.
 Each line gives every library's time and this package's ratio to the
 fastest peer (above 1: ahead); the last lines give each family's worst
 ratio. `--family NAME` (repeatable) runs some families only; `--short`
-runs small sizes once (a smoke test: results checked, times meaningless).
+runs small sizes once (a smoke test: results checked, times meaningless);
+`--compile` measures first calls instead (compile times, cold and warm).
 Run by peers.sh (`bench/peers.sh kernels.py`), figures in bench/README.md.
 """
 
 import argparse
 import os
 import sys
+import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -249,17 +252,82 @@ def run_case(module, name, function, arrays, reference, peer_functions, work):
     return ratio
 
 
+ROW_SOFTMAX = """
+func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %n = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %empty = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %r = linalg.softmax dimension(1) ins(%x : tensor<?x?xf32>) outs(%empty : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+"""
+
+
+def first_call(compile_and_call):
+    """Seconds of `compile_and_call()`, the fastest of three."""
+    fastest = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        compile_and_call()
+        fastest = min(fastest, time.perf_counter() - start)
+    return fastest
+
+
+def compile_times(rng):
+    """The first call of a row softmax and of 8-head attention, compiled
+    with a cold object cache and loaded from a warm one, against jax.jit's
+    first call of a new function (its trace and compilation)."""
+    x = rng.standard_normal((256, 1024), dtype=np.float32)
+    q, k, v = (rng.standard_normal((8, 128, 64), dtype=np.float32) for _ in range(3))
+    attention_source = "func.func @attention" + SOURCE.split("func.func @attention")[1]
+    attention_source = attention_source.split("#rows")[0]
+    prelude = SOURCE.split("func.func @batch_matmul")[0]
+    kernels = [
+        ("row softmax 256x1024", ROW_SOFTMAX, "softmax", (x,), lambda x: jax.nn.softmax(x, axis=1)),
+        ("attention, 8 heads", prelude + attention_source, "attention", (q, k, v), attention_jax),
+    ]
+    for name, source, function, arrays, jax_fn in kernels:
+
+        def cold():
+            with tempfile.TemporaryDirectory() as directory:
+                getattr(jit(source, pipeline=FAST_PIPELINE, cache_dir=directory), function)(*arrays)
+
+        warm_directory = tempfile.mkdtemp()
+        getattr(jit(source, pipeline=FAST_PIPELINE, cache_dir=warm_directory), function)(*arrays)
+
+        def warm():
+            getattr(jit(source, pipeline=FAST_PIPELINE, cache_dir=warm_directory), function)(
+                *arrays
+            )
+
+        def jax_first():
+            jax.jit(lambda *a: jax_fn(*a))(*arrays).block_until_ready()
+
+        times = {"cold": first_call(cold), "warm": first_call(warm), "jax": first_call(jax_first)}
+        listed = ", ".join(f"{what} {t * 1e3:.0f} ms" for what, t in times.items())
+        print(
+            f"first call, {name}: {listed}; cold {times['jax'] / times['cold']:.2f}x jax's",
+            flush=True,
+        )
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--family", action="append", choices=sorted(FAMILIES))
     parser.add_argument("--short", action="store_true")
+    parser.add_argument("--compile", action="store_true", help="first calls only: compile times")
     args = parser.parse_args()
     print(
         f"jax {jax.__version__}, torch {torch.__version__} ({torch.get_num_threads()} threads), "
         f"numpy {np.__version__}"
     )
-    module = jit(SOURCE, pipeline=FAST_PIPELINE)
     rng = np.random.default_rng(0)
+    if args.compile:
+        compile_times(rng)
+        return
+    module = jit(SOURCE, pipeline=FAST_PIPELINE)
     worst = {}
     for family in args.family or FAMILIES:
         for case in FAMILIES[family](rng, args.short):
