@@ -221,6 +221,7 @@ print("call result:", r.value)
 # CHECK-LABEL: CASE: misreported values
 # CHECK: TypeError: callback 'v' is declared () -> (), without results: it must return None, got int
 # CHECK: KeyError: "'v' is a callback the module declares, not a function it defines: call a function that calls it"
+# CHECK: AttributeError: 'v' is a callback the module declares, not a function it defines: call a function that calls it
 # CHECK: ValueError: argument 0 of 'c' (complex<f32>): the value is too large for a float
 # CHECK: TypeError: argument 0 of 'i' (i64): expected an int, got numpy.ndarray
 # CHECK: exit code: 0
@@ -235,7 +236,7 @@ func.func @f() {
 func.func @c(%x: complex<f32>) -> complex<f32> { return %x : complex<f32> }
 func.func @i(%x: i64) -> i64 { return %x : i64 }''')
 m.register("v", lambda: 3)
-for call in (m.f, lambda: m["v"], lambda: m.c(2**2000), lambda: m.i(np.array([5]))):
+for call in (m.f, lambda: m["v"], lambda: m.v, lambda: m.c(2**2000), lambda: m.i(np.array([5]))):
     try:
         call()
     except Exception as e:

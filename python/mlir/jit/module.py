@@ -139,6 +139,15 @@ def _lower_later(
     _lower(state.module, state, pipeline, interfaced, definitions, tensors)
 
 
+def _declared_callback(name: str) -> str:
+    """The error for `name`, a callback the module declares, asked for as a
+    function."""
+    return (
+        f"'{name}' is a callback the module declares, not a function it "
+        "defines: call a function that calls it"
+    )
+
+
 class JitModule:
     """An MLIR module whose functions are called with Python values.
 
@@ -315,10 +324,7 @@ class JitModule:
         if name in self._unsupported:
             raise TypeError(f"cannot call '{name}': {self._unsupported[name]}")
         if name in self._state.declarations:
-            raise KeyError(
-                f"'{name}' is a callback the module declares, not a function it "
-                "defines: call a function that calls it"
-            )
+            raise KeyError(_declared_callback(name))
         try:
             return self._functions[name]
         except KeyError:
@@ -342,6 +348,9 @@ class JitModule:
             # call, which cost 0.7 us a call more than a prefetched `f`.
             self.__dict__[name] = function
             return function
+        state = self.__dict__.get("_state")
+        if state is not None and name in state.declarations:
+            raise AttributeError(_declared_callback(name))
         raise AttributeError(
             f"the module defines no function '{name}'; it defines: " + ", ".join(functions)
         )
