@@ -76,15 +76,15 @@ std::optional<unsigned> tiledLoop(linalg::GenericOp op) {
 /// when `op` reduces over an outer loop (a column sum): lowered as it is,
 /// its parallel loop, inside the reduction's, would fork once a row.
 bool mayEndChain(linalg::GenericOp op) {
-  if (!op.hasPureTensorSemantics() || op.getNumLoops() == 0 ||
-      hasEmptyLoop(op) || !tiledLoop(op) ||
+  std::optional<unsigned> tiled = tiledLoop(op);
+  if (!op.hasPureTensorSemantics() || !tiled || hasEmptyLoop(op) ||
       !isa<FunctionOpInterface>(op->getParentOp()))
     return false;
   // Each tile writes its own part of every result: an output that does not
   // vary along the tiled loop (a total over a loop mislabelled parallel)
   // would be written by every tile at once.
   return llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
-    return op.getMatchingIndexingMap(&init).isFunctionOfDim(*tiledLoop(op));
+    return op.getMatchingIndexingMap(&init).isFunctionOfDim(*tiled);
   });
 }
 

@@ -70,8 +70,8 @@ bool hasStaticZeroSize(Operation *op) {
 }
 
 /// The maps over (m, n, k) of `maps`, over (batch, m, n, k), the batch
-/// dimension dropped; none if an operand is not sliced per batch (C), or
-/// sliced or broadcast (A and B), or its map has other dimensions.
+/// dimension dropped; none unless C is sliced per batch and A and B are
+/// each sliced per batch or broadcast.
 std::optional<SmallVector<AffineMap>> matmulMaps(ArrayRef<AffineMap> maps) {
   if (!slicedPerBatch(maps[2]) ||
       !llvm::all_of(maps.take_front(2), [](AffineMap map) {

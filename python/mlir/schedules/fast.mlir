@@ -76,12 +76,8 @@ module attributes {transform.with_named_sequence} {
       %block, %mLoop = transform.structured.tile_using_for %panel
         tile_sizes [64, 0, 0]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-      %mFor = transform.cast %mLoop : !transform.any_op to !transform.op<"scf.for">
-      transform.sequence %mFor : !transform.op<"scf.for"> failures(suppress) {
-      ^bb1(%loop: !transform.op<"scf.for">):
-        %full, %last = transform.loop.peel %loop
-          : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
-      }
+      transform.include @peel failures(suppress) (%mLoop)
+        : (!transform.any_op) -> ()
       transform.apply_patterns to %panels {
         transform.apply_patterns.canonicalization
       } : !transform.any_op
