@@ -22,6 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 # First: it sets the environment numpy's BLAS reads when it loads.
 import numpy_kernels  # noqa: E402, I001
+import peers  # noqa: E402
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
@@ -223,33 +224,16 @@ def run_case(module, name, function, arrays, reference, peer_functions, work):
     """Checks every library's result against a float64 reference, then
     measures; returns this package's ratio to the fastest peer."""
     expected = reference(*(a.astype(np.float64) for a in arrays))
-    numpy_fn, jax_fn, torch_fn = peer_functions
-    on_jax = [jnp.asarray(a) for a in arrays]
-    on_torch = [torch.from_numpy(a) for a in arrays]
-    jitted = jax.jit(jax_fn)
-    compiled = torch.compile(torch_fn)
     ours = getattr(module, function)
-    libraries = {
-        "jit": lambda: ours(*arrays),
-        "numpy": lambda: numpy_fn(*arrays),
-        "jax": lambda: np.asarray(jitted(*on_jax).block_until_ready()),
-        "torch": lambda: torch_fn(*on_torch).numpy(),
-        "torch.compile": lambda: compiled(*on_torch).numpy(),
-    }
-    scale = max(float(np.abs(expected).max()), 1e-30)
-    for library, call in libraries.items():
-        got = np.asarray(call(), dtype=np.float64)
-        if got.shape != expected.shape or not np.allclose(
-            got, expected, rtol=1e-3, atol=1e-4 * scale
-        ):
-            raise AssertionError(f"{name}: {library}'s result differs from the float64 reference")
-    times = numpy_kernels.measure(libraries)
-    best_time, best = min((t, library) for library, t in times.items() if library != "jit")
-    unit = (lambda t: f"{work / t / 1e9:.1f} GFLOP/s") if work else (lambda t: f"{t * 1e3:.3f} ms")
-    listed = ", ".join(f"{library} {unit(t)}" for library, t in times.items())
-    ratio = best_time / times["jit"]
-    print(f"{name}: {listed}; jit {ratio:.2f}x the fastest peer ({best})", flush=True)
-    return ratio
+    return peers.compare(
+        name,
+        lambda: ours(*arrays),
+        peers.peers(*peer_functions, *arrays),
+        work,
+        expected=expected,
+        rtol=1e-3,
+        atol=1e-4 * max(float(np.abs(expected).max(initial=0)), 1e-30),
+    )
 
 
 ROW_SOFTMAX = """

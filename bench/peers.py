@@ -48,19 +48,23 @@ def peers(numpy_fn, jax_fn, torch_fn, *arrays):
     }
 
 
-def compare(name, ours, others, work=None):
-    """Checks every result against numpy's, measures, prints each time and
-    this package's ratio to the fastest peer."""
-    expected = others["numpy"]()
+def compare(name, ours, others, work=None, expected=None, rtol=1e-4, atol=1e-5):
+    """Checks every result against `expected` (numpy's result unless
+    given), measures, prints each time and this package's ratio to the
+    fastest peer, which it returns."""
+    if expected is None:
+        expected = others["numpy"]()
     for peer, function in {"jit": ours, **others}.items():
         got = np.asarray(function(), dtype=np.float64)
-        if not np.allclose(got, expected, rtol=1e-4, atol=1e-5):
-            raise AssertionError(f"{name}: {peer} differs from numpy")
+        if got.shape != np.shape(expected) or not np.allclose(got, expected, rtol=rtol, atol=atol):
+            raise AssertionError(f"{name}: {peer} differs from the expected result")
     times = numpy_kernels.measure({"jit": ours, **others})
     best = min((t, peer) for peer, t in times.items() if peer != "jit")
     unit = (lambda t: f"{work / t / 1e9:.0f} GFLOP/s") if work else (lambda t: f"{t * 1e3:.2f} ms")
     listed = ", ".join(f"{peer} {unit(t)}" for peer, t in times.items())
-    print(f"{name}: {listed}; jit {best[0] / times['jit']:.2f}x the fastest peer ({best[1]})")
+    ratio = best[0] / times["jit"]
+    print(f"{name}: {listed}; jit {ratio:.2f}x the fastest peer ({best[1]})", flush=True)
+    return ratio
 
 
 def main():
