@@ -793,6 +793,14 @@ MUTANTS = [
         "why": "OMP_NUM_THREADS='2 3', which the OpenMP runtime aborts the process on, is taken",
     },
     {
+        "name": "spare_buffers_locked_in_child",
+        "file": BINDINGS + "JitMemRefs.cpp",
+        "search": "[] { spareBuffers().unlockAfterFork(); });",
+        "replace": "[] {});",
+        "tests": [PY + "jit_fork_amid_allocations"],
+        "why": "a child forked amid allocations keeps the kept buffers' lock locked: its first large allocation hangs",
+    },
+    {
         "name": "spare_buffers_unbounded",
         "file": BINDINGS + "JitMemRefs.cpp",
         "search": "while (bytes > kSpareBytes) {",

@@ -5,12 +5,10 @@
 # function called in a loop reuses its last result's memory instead of
 # faulting in new pages. An array's memory is never handed out while the
 # array lives (nor twice after a callback's results failed, nor when a
-# stopped call frees its own), what is kept stays bounded, and a child
-# forked amid allocations can allocate.
+# stopped call frees its own), and what is kept stays bounded
+# (jit_fork_amid_allocations.py: a child forked amid allocations).
 
-import os
 import resource
-import signal
 import threading
 
 import numpy as np
@@ -199,29 +197,3 @@ fresh = inner.filled(1.0)
 # CHECK: a result kept from a stopped call's callback: False 7.0
 print("a result kept from a stopped call's callback:", np.shares_memory(kept[0], fresh), kept[0][0])
 del kept, fresh
-
-# A child forked while other threads allocate gets the kept buffers'
-# lock unlocked: its own allocations do not hang.
-busy = True
-
-
-def allocate():
-    while busy:
-        temporary.through_temporary(MIB, 2.0)
-
-
-threads = [threading.Thread(target=allocate) for _ in range(2)]
-for thread in threads:
-    thread.start()
-outcomes = []
-for _ in range(200):
-    child = os.fork()
-    if child == 0:
-        signal.alarm(10)  # a child that hangs dies of SIGALRM
-        os._exit(0 if temporary.through_temporary(MIB, 3.0) == 3.0 else 1)
-    outcomes.append(os.waitpid(child, 0)[1])
-busy = False
-for thread in threads:
-    thread.join()
-# CHECK: 200 children forked amid allocations, all done: True
-print("200 children forked amid allocations, all done:", all(status == 0 for status in outcomes))
