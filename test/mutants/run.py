@@ -15,7 +15,8 @@ one scratch directory, used with one Bazel output root of its own for all
 mutants: the tests of the selected mutants first run unmutated (they must
 pass), then each mutant is applied, its tests run with `./bazelw test`, and
 the file is restored, so that every build is incremental. The action cache
-is shared with the other clones (--config=disk_cache). The scratch
+is shared with the other clones (--config=disk_cache), or read from the HTTP
+cache that MLIR_EE_REMOTE_CACHE names (CI's). The scratch
 directory and the output root are removed at the end.
 
 A mutant is killed when its tests fail (a test failure or timeout; a build
@@ -92,6 +93,15 @@ def copy_tracked_files(destination):
             shutil.copy2(source, target)
 
 
+def cache_flags():
+    """The machine's disk cache, or the HTTP cache MLIR_EE_REMOTE_CACHE
+    names (.ci/run sets it: the main step's build), read only."""
+    url = os.environ.get("MLIR_EE_REMOTE_CACHE")
+    if url:
+        return [f"--remote_cache={url}", "--noremote_upload_local_results"]
+    return ["--config=disk_cache"]
+
+
 class Bazel:
     def __init__(self, workspace, output_root, log_dir):
         self.workspace = workspace
@@ -104,7 +114,7 @@ class Bazel:
             "./bazelw",
             f"--output_user_root={self.output_root}",
             "test",
-            "--config=disk_cache",
+            *cache_flags(),
             "--test_output=errors",
             "--test_timeout=300",
             *targets,

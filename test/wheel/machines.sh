@@ -44,8 +44,9 @@ build_wheels() { # X.Y DIR
   python=$(python_for "$1") || return 1
   say "building the cp${1/./} wheel with $python"
   cd "$repository" || return 1
-  # MLIR_EE_DISK_CACHE (.ci/run sets it): a Bazel disk cache to share.
-  PYTHON_BIN_PATH=$python ./bazelw "${startup[@]}" build ${MLIR_EE_DISK_CACHE:+"--disk_cache=$MLIR_EE_DISK_CACHE"} \
+  # MLIR_EE_REMOTE_CACHE (.ci/run sets it): a Bazel HTTP cache to read from.
+  PYTHON_BIN_PATH=$python ./bazelw "${startup[@]}" build \
+    ${MLIR_EE_REMOTE_CACHE:+"--remote_cache=$MLIR_EE_REMOTE_CACHE" --noremote_upload_local_results} \
     //:wheel @pip_wheel_test//:newest >&2 &&
     bazel_bin=$(PYTHON_BIN_PATH=$python ./bazelw "${startup[@]}" info bazel-bin 2>/dev/null) &&
     output_base=$(PYTHON_BIN_PATH=$python ./bazelw "${startup[@]}" info output_base 2>/dev/null) &&
