@@ -211,20 +211,90 @@ def matvec_cases(rng, short):
         )
 
 
+CONV = """
+func.func @conv(%x: tensor<{n}x{h}x{w}x{c}xf32>, %k: tensor<{kh}x{kw}x{c}x{f}xf32>) -> tensor<{n}x{oh}x{ow}x{f}xf32> {{
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<{n}x{oh}x{ow}x{f}xf32>
+  %o = linalg.fill ins(%zero : f32) outs(%empty : tensor<{n}x{oh}x{ow}x{f}xf32>) -> tensor<{n}x{oh}x{ow}x{f}xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {{dilations = dense<1> : tensor<2xi64>, strides = dense<{s}> : tensor<2xi64>}}
+      ins(%x, %k : tensor<{n}x{h}x{w}x{c}xf32>, tensor<{kh}x{kw}x{c}x{f}xf32>)
+      outs(%o : tensor<{n}x{oh}x{ow}x{f}xf32>) -> tensor<{n}x{oh}x{ow}x{f}xf32>
+  return %r : tensor<{n}x{oh}x{ow}x{f}xf32>
+}}
+"""
+
+
+def conv_numpy(x, k, stride):
+    """NHWC x HWCF, a tensordot a filter tap."""
+    oh = (x.shape[1] - k.shape[0]) // stride + 1
+    ow = (x.shape[2] - k.shape[1]) // stride + 1
+    out = 0
+    for i in range(k.shape[0]):
+        for j in range(k.shape[1]):
+            window = x[:, i : i + stride * oh : stride, j : j + stride * ow : stride]
+            out = out + np.tensordot(window, k[i, j], 1)
+    return out
+
+
+def conv_torch(x, k, stride):
+    """NHWC x HWCF through torch's NCHW conv2d on channels-last memory."""
+    nchw = x.permute(0, 3, 1, 2)
+    return torch.nn.functional.conv2d(nchw, k.permute(3, 2, 0, 1), stride=stride).permute(
+        0, 2, 3, 1
+    )
+
+
+def convolution_cases(rng, short):
+    # (n, h, w, c, kh, kw, f, stride): a ResNet-like 3x3, its 1x1, a strided
+    # 3x3, a batch of small images. Sizes are static (the rewrite needs n,
+    # oh and ow known but for one of them).
+    sizes = (
+        [(1, 6, 7, 3, 3, 3, 4, 1)]
+        if short
+        else [
+            (1, 58, 58, 64, 3, 3, 64, 1),
+            (1, 56, 56, 64, 1, 1, 256, 1),
+            (1, 113, 113, 32, 3, 3, 64, 2),
+            (16, 34, 34, 16, 3, 3, 32, 1),
+        ]
+    )
+    for n, h, w, c, kh, kw, f, stride in sizes:
+        oh, ow = (h - kh) // stride + 1, (w - kw) // stride + 1
+        source = CONV.format(n=n, h=h, w=w, c=c, kh=kh, kw=kw, f=f, oh=oh, ow=ow, s=stride)
+        x = rng.standard_normal((n, h, w, c), dtype=np.float32)
+        k = rng.standard_normal((kh, kw, c, f), dtype=np.float32)
+        yield (
+            f"conv {kh}x{kw}/{stride} {n}x{h}x{w}x{c} -> {f}",
+            jit(source, pipeline=FAST_PIPELINE).conv,
+            (x, k),
+            lambda x, k, stride=stride: conv_numpy(x, k, stride),
+            (
+                lambda x, k, stride=stride: conv_numpy(x, k, stride),
+                lambda x, k, stride=stride: jax.lax.conv_general_dilated(
+                    x, k, (stride, stride), "VALID", dimension_numbers=("NHWC", "HWIO", "NHWC")
+                ),
+                lambda x, k, stride=stride: conv_torch(x, k, stride),
+            ),
+            2 * n * oh * ow * f * kh * kw * c,
+        )
+
+
 FAMILIES = {
     "batch_matmul": batch_matmul_cases,
     "attention": attention_cases,
     "column_sums": column_sums_cases,
     "transpose": transpose_cases,
     "matvec": matvec_cases,
+    "convolution": convolution_cases,
 }
 
 
 def run_case(module, name, function, arrays, reference, peer_functions, work):
     """Checks every library's result against a float64 reference, then
-    measures; returns this package's ratio to the fastest peer."""
+    measures; returns this package's ratio to the fastest peer. `function`
+    is a function of `module` by name, or a jitted function of its own."""
     expected = reference(*(a.astype(np.float64) for a in arrays))
-    ours = getattr(module, function)
+    ours = getattr(module, function) if isinstance(function, str) else function
     return peers.compare(
         name,
         lambda: ours(*arrays),

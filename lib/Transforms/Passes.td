@@ -15,6 +15,14 @@ def ApproximateMath : Pass<"jit-approximate-math"> {
   let summary = "Replace math ops on f32, f16 and bf16 by polynomial approximations that vectorize";
 }
 
+def ConvolutionsAsMatmuls : Pass<"jit-convolutions-as-matmuls"> {
+  let summary = "Compute each linalg.conv_2d_nhwc_hwcf on tensors as a linalg.matmul of its input's windows (im2col) and its filter";
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def DecomposeAggregates : Pass<"jit-decompose-aggregates"> {
   let summary = "Decompose aggregate linalg ops (linalg.softmax) on tensors into the simpler linalg ops they stand for";
   let dependentDialects = [

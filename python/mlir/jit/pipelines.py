@@ -106,7 +106,8 @@ _FAST_SCHEDULE = os.path.join(
 # Before it, aggregate linalg ops are decomposed (a linalg.softmax into the
 # chain jit-parallel-fusion takes), and consecutive elementwise linalg ops on
 # tensors are fused, each producer used once into its consumer: one loop, no
-# temporary between them; and each batch_matmul becomes its batches'
+# temporary between them; each 2-D convolution (NHWC, HWCF) becomes a matmul
+# of its input's windows; and each batch_matmul becomes its batches'
 # matmuls, in parallel, which the schedule takes.
 # After it, whole reductions (a sum, a maximum) whose order does not matter
 # are split into chunks reduced in parallel (jit-parallel-reductions), and
@@ -114,7 +115,7 @@ _FAST_SCHEDULE = os.path.join(
 # computed in parallel tiles of rows, each tile computing its part of every
 # op of the chain (jit-parallel-fusion).
 _FAST_PASSES = (
-    "jit-decompose-aggregates,linalg-fuse-elementwise-ops,jit-unbatch-matmuls,transform-interpreter,jit-parallel-reductions,jit-parallel-fusion,"
+    "jit-decompose-aggregates,linalg-fuse-elementwise-ops,jit-convolutions-as-matmuls,jit-unbatch-matmuls,transform-interpreter,jit-parallel-reductions,jit-parallel-fusion,"
     f"{_BUFFERIZATION},{_PARALLEL_LOWERING}"
 )
 FAST_PIPELINE = (
@@ -141,7 +142,7 @@ def _extends(element: str, output: str) -> bool:
 
 def _schedules(op: ir.Operation) -> bool:
     """Whether the schedule computes the linalg.(batch_)matmul or matvec
-    `op` right: inputs of the output's element type or extended to it
+    `op` (or the matmul a conv_2d_nhwc_hwcf becomes) right: inputs of the output's element type or extended to it
     (vectorized, a narrowing or an int-float conversion does not verify),
     signed (the schedule ignores cast_unsigned). The element types are its
     operands' (its printed form may show other types first, in attributes)."""
@@ -167,15 +168,15 @@ def _check_thread_count() -> None:
 _SCHEDULE_LOADED: weakref.WeakSet[ir.Context] = weakref.WeakSet()
 
 
+# The ops the schedule computes, or computes once rewritten as matmuls.
+_SCHEDULED = ("linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg.conv_2d_nhwc_hwcf")
+
+
 def _fast_pipeline(module: ir.Module) -> str:
     """What FAST_PIPELINE runs on `module`: without the schedule when one of
-    its (batch) matmuls or matvecs is one the schedule does not take, and without
+    its ops of _SCHEDULED is one the schedule does not take, and without
     loading it when its context has it."""
-    if not all(
-        _schedules(op)
-        for op in _walk(module.operation)
-        if op.name in ("linalg.matmul", "linalg.batch_matmul", "linalg.matvec")
-    ):
+    if not all(_schedules(op) for op in _walk(module.operation) if op.name in _SCHEDULED):
         return _FAST_UNSCHEDULED
     if module.context in _SCHEDULE_LOADED:
         return _FAST_PRELOADED

@@ -1,0 +1,151 @@
+//===- ConvolutionsAsMatmuls.cpp - 2-D convolutions as one matmul --------===//
+//
+// jit-convolutions-as-matmuls: a linalg.conv_2d_nhwc_hwcf was lowered to
+// seven nested scalar loops on one core (about 2.7 GFLOP/s, 50 to 100 times
+// slower than PyTorch's). This pass, run on tensors before FAST_PIPELINE's
+// schedule, rewrites it as the matmul the schedule tiles, packs, vectorizes
+// and runs on the threads: the input's windows are copied into a matrix
+// (im2col) with a row for each output pixel (n, oh, ow) and a column for
+// each filter tap (kh, kw, c), the filter read as a (kh*kw*c) x f matrix,
+// the output as (n*oh*ow) x f. Each output element is the same sum, its
+// terms in the same order (kh, then kw, then c). A 1x1 filter with unit
+// strides over an input the size of the output needs no copy: the input is
+// that matrix already. Left to the loops: convolutions on memrefs, and those
+// with more than one of n, oh and ow dynamic (LLVM 22's
+// expand-strided-metadata crashes on the memref.expand_shape of the result
+// then, a group of several dynamic sizes).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+
+using namespace mlir;
+
+namespace mlir::jit {
+#define GEN_PASS_DEF_CONVOLUTIONSASMATMULS
+#include "lib/Transforms/Passes.h.inc"
+} // namespace mlir::jit
+
+namespace {
+
+/// The reassociation that folds (n, oh, ow) and keeps the last dimension.
+const SmallVector<ReassociationIndices> kPixelsByLast = {{0, 1, 2}, {3}};
+
+/// Whether a type of `op`'s operands has a static size of 0 (the op
+/// computes nothing; an empty matrix is not worth building).
+bool hasStaticZeroSize(Operation *op) {
+  return llvm::any_of(op->getOperandTypes(), [](Type type) {
+    return llvm::is_contained(cast<ShapedType>(type).getShape(), 0);
+  });
+}
+
+/// Whether the input of `conv` is, as it is, the (n*oh*ow) x c matrix of
+/// its windows: a statically 1x1 filter, unit strides, and the input's
+/// height and width statically the output's.
+bool inputIsWindowMatrix(linalg::Conv2DNhwcHwcfOp conv) {
+  ArrayRef<int64_t> input =
+      cast<ShapedType>(conv.getInputs()[0].getType()).getShape();
+  ArrayRef<int64_t> filter =
+      cast<ShapedType>(conv.getInputs()[1].getType()).getShape();
+  ArrayRef<int64_t> output =
+      cast<ShapedType>(conv.getOutputs()[0].getType()).getShape();
+  return filter[0] == 1 && filter[1] == 1 &&
+         llvm::all_of(conv.getStrides().getValues<int64_t>(),
+                      [](int64_t stride) { return stride == 1; }) &&
+         !ShapedType::isDynamic(input[1]) && input[1] == output[1] &&
+         !ShapedType::isDynamic(input[2]) && input[2] == output[2];
+}
+
+/// The (n*oh*ow) x (kh*kw*c) matrix of `conv`'s input windows: a copy of
+/// the input as (n, oh, ow, kh, kw, c), read with the strides and
+/// dilations, folded to two dimensions.
+Value windowMatrix(OpBuilder &builder, Location loc,
+                   linalg::Conv2DNhwcHwcfOp conv) {
+  Value input = conv.getInputs()[0];
+  if (inputIsWindowMatrix(conv))
+    return tensor::CollapseShapeOp::create(builder, loc, input, kPixelsByLast);
+  SmallVector<OpFoldResult> outputSizes =
+      tensor::getMixedSizes(builder, loc, conv.getOutputs()[0]);
+  SmallVector<OpFoldResult> filterSizes =
+      tensor::getMixedSizes(builder, loc, conv.getInputs()[1]);
+  SmallVector<OpFoldResult> sizes = {outputSizes[0], outputSizes[1],
+                                     outputSizes[2], filterSizes[0],
+                                     filterSizes[1], filterSizes[2]};
+  Value empty = tensor::EmptyOp::create(builder, loc, sizes,
+                                        getElementTypeOrSelf(input.getType()));
+
+  MLIRContext *context = builder.getContext();
+  AffineExpr n, oh, ow, kh, kw, c;
+  bindDims(context, n, oh, ow, kh, kw, c);
+  SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
+  SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
+  AffineMap read = AffineMap::get(6, 0,
+                                  {n, oh * strides[0] + kh * dilations[0],
+                                   ow * strides[1] + kw * dilations[1], c},
+                                  context);
+  SmallVector<AffineMap> maps = {read,
+                                 AffineMap::getMultiDimIdentityMap(6, context)};
+  SmallVector<utils::IteratorType> iterators(6, utils::IteratorType::parallel);
+  Value windows =
+      linalg::GenericOp::create(
+          builder, loc, TypeRange{empty.getType()}, ValueRange{input},
+          ValueRange{empty}, maps, iterators,
+          [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+            linalg::YieldOp::create(nested, nestedLoc, args[0]);
+          })
+          ->getResult(0);
+  return tensor::CollapseShapeOp::create(
+      builder, loc, windows,
+      SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
+}
+
+/// Whether more than one of the output's n, oh and ow is dynamic.
+bool hasDynamicPixelSizes(linalg::Conv2DNhwcHwcfOp conv) {
+  ArrayRef<int64_t> output =
+      cast<ShapedType>(conv.getOutputs()[0].getType()).getShape();
+  return llvm::count_if(output.take_front(3), ShapedType::isDynamic) > 1;
+}
+
+/// Replaces `conv` by the matmul of its window matrix and filter, or leaves
+/// it (on memrefs, of a static size of 0, or with dynamic pixel sizes).
+void rewriteAsMatmul(linalg::Conv2DNhwcHwcfOp conv) {
+  if (!conv.hasPureTensorSemantics() || hasStaticZeroSize(conv) ||
+      hasDynamicPixelSizes(conv))
+    return;
+  OpBuilder builder(conv);
+  Location loc = conv.getLoc();
+  Value output = conv.getOutputs()[0];
+  Value windows = windowMatrix(builder, loc, conv);
+  Value filter = tensor::CollapseShapeOp::create(
+      builder, loc, conv.getInputs()[1],
+      SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
+  Value pixels =
+      tensor::CollapseShapeOp::create(builder, loc, output, kPixelsByLast);
+  // The convolution's cast is a signed one, as is the matmul's default.
+  Value product =
+      linalg::MatmulOp::create(builder, loc, TypeRange{pixels.getType()},
+                               ValueRange{windows, filter}, ValueRange{pixels})
+          ->getResult(0);
+  Value result = tensor::ExpandShapeOp::create(
+      builder, loc, output.getType(), product, kPixelsByLast,
+      tensor::getMixedSizes(builder, loc, output));
+  conv->replaceAllUsesWith(ValueRange{result});
+  conv->erase();
+}
+
+struct ConvolutionsAsMatmulsPass
+    : public jit::impl::ConvolutionsAsMatmulsBase<ConvolutionsAsMatmulsPass> {
+  void runOnOperation() override {
+    SmallVector<linalg::Conv2DNhwcHwcfOp> convs;
+    getOperation()->walk(
+        [&](linalg::Conv2DNhwcHwcfOp op) { convs.push_back(op); });
+    for (linalg::Conv2DNhwcHwcfOp conv : convs)
+      rewriteAsMatmul(conv);
+  }
+};
+
+} // namespace
