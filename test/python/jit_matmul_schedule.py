@@ -38,10 +38,11 @@ def fast_and_loops(source, *arguments):
     )
 
 
-# Full blocks of 64 rows read A's rows where they are (no copy before the
-# k loop); the peeled last block pads its tiles to 8 rows, copying A.
+# Panels in rows and columns; full blocks of 64 rows read A's rows where
+# they are (no copy before the k loop); the peeled last block pads its
+# tiles to 8 rows, copying A.
 # CHECK-LABEL: func.func @matmul
-# CHECK: scf.forall
+# CHECK: scf.forall (%{{.*}}, %{{.*}}) in (%{{.*}}, %{{.*}})
 # CHECK: scf.for {{.*}} step %c1024
 # CHECK: linalg.copy
 # CHECK: scf.for %{{.*}} = %c0{{.*}} step %c64 {{.*}} -> (tensor<?x64xf32>)
