@@ -1,10 +1,8 @@
 // FAST_PIPELINE's schedule (mlir.execution_engine.FAST_PIPELINE), run by
 // transform-interpreter before bufferization: for the host's CPU (AVX-512
 // or AVX2), each linalg.matmul on tensors is
-// - split into panels of 256 rows and 64 columns of C, an scf.forall, which
-//   FAST_PIPELINE runs on all cores (rows too: with columns alone, a matmul
-//   of 64 columns, a convolution's of 64 filters, ran on one core); a panel
-//   is computed 1024 steps of K at a time;
+// - split into panels of 64 columns of C, an scf.forall, which FAST_PIPELINE
+//   runs on all cores; a panel is computed 1024 steps of K at a time;
 // - for each of them, B's 1024 x 64 piece is copied once into a contiguous
 //   buffer padded to 64 columns (packing, whatever B's strides), shared by
 //   every block of rows of the panel (K stays dynamic: padding it slowed
@@ -59,14 +57,8 @@ module attributes {transform.with_named_sequence} {
     transform.sequence %op : !transform.any_op failures(suppress) {
     ^bb0(%matmul: !transform.any_op):
       %columns, %panels = transform.structured.tile_using_forall %matmul
-        tile_sizes [256, 64]
+        tile_sizes [0, 64]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-      // A panel's row count folded where the rows are static and fewer
-      // than 256: its blocks of rows keep static shapes.
-      transform.apply_patterns to %panels {
-        transform.apply_patterns.scf.for_loop_canonicalization
-        transform.apply_patterns.canonicalization
-      } : !transform.any_op
       %kBlock, %kLoop = transform.structured.tile_using_for %columns
         tile_sizes [0, 0, 1024]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
