@@ -7,8 +7,9 @@
 // and runs on the threads: the input's windows are copied into a matrix
 // (im2col) with a row for each output pixel (n, oh, ow) and a column for
 // each filter tap (kh, kw, c), the filter read as a (kh*kw*c) x f matrix,
-// the output as (n*oh*ow) x f. Each output element is the same sum, its
-// terms in the same order (kh, then kw, then c). A 1x1 filter with unit
+// the output as (n*oh*ow) x f, the matmul computed in blocks of 256 rows on
+// the threads. Each output element is the same sum, its terms in the same
+// order (kh, then kw, then c). A 1x1 filter with unit
 // strides over an input the size of the output needs no copy: the input is
 // that matrix already. Left to the loops: convolutions on memrefs, those of
 // fewer than 8 filters (the schedule is slow on so few columns: with 4, 2
@@ -21,7 +22,9 @@
 
 #include "lib/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 
@@ -105,6 +108,52 @@ Value windowMatrix(OpBuilder &builder, Location loc,
       SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
 }
 
+/// Rows of the window matrix a thread's task computes.
+constexpr int64_t kRowsPerTask = 256;
+
+/// `pixels` + `windows` x `filter`, blocks of kRowsPerTask rows in an
+/// scf.forall: the schedule splits a matmul by columns only, and a
+/// convolution has few (its filters), often one panel's worth.
+Value multiplyInRowBlocks(OpBuilder &builder, Location loc, Value windows,
+                          Value filter, Value pixels) {
+  auto index = [&](int64_t value) {
+    return arith::ConstantIndexOp::create(builder, loc, value).getResult();
+  };
+  Value rows = tensor::DimOp::create(builder, loc, pixels, 0);
+  Value block = index(kRowsPerTask);
+  Value tasks = arith::CeilDivUIOp::create(builder, loc, rows, block);
+  auto forall =
+      scf::ForallOp::create(builder, loc, ArrayRef<OpFoldResult>{tasks},
+                            ValueRange{pixels}, std::nullopt);
+  builder.setInsertionPoint(forall.getTerminator());
+  Value task = forall.getInductionVars()[0];
+  Value first = arith::MulIOp::create(builder, loc, task, block);
+  // The last block's rows: those left, kRowsPerTask at most.
+  Value count = arith::MinUIOp::create(
+      builder, loc, block, arith::SubIOp::create(builder, loc, rows, first));
+  auto rowsOf = [&](Value matrix) {
+    OpFoldResult columns = tensor::getMixedSize(builder, loc, matrix, 1);
+    SmallVector<OpFoldResult> offsets = {first, builder.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = {count, columns};
+    SmallVector<OpFoldResult> strides(2, builder.getIndexAttr(1));
+    return tensor::ExtractSliceOp::create(builder, loc, matrix, offsets, sizes,
+                                          strides);
+  };
+  tensor::ExtractSliceOp output = rowsOf(forall.getRegionIterArgs()[0]);
+  // The convolution's cast is a signed one, as is the matmul's default.
+  Value product = linalg::MatmulOp::create(
+                      builder, loc, TypeRange{output.getType()},
+                      ValueRange{rowsOf(windows), filter}, ValueRange{output})
+                      ->getResult(0);
+  builder.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(
+      builder, loc, product, forall.getRegionIterArgs()[0],
+      output.getMixedOffsets(), output.getMixedSizes(),
+      output.getMixedStrides());
+  builder.setInsertionPointAfter(forall);
+  return forall.getResult(0);
+}
+
 /// The fewest filters (the matmul's columns) worth a matmul.
 constexpr int64_t kMinFilters = 8;
 
@@ -138,11 +187,7 @@ void rewriteAsMatmul(linalg::Conv2DNhwcHwcfOp conv) {
       SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
   Value pixels =
       tensor::CollapseShapeOp::create(builder, loc, output, kPixelsByLast);
-  // The convolution's cast is a signed one, as is the matmul's default.
-  Value product =
-      linalg::MatmulOp::create(builder, loc, TypeRange{pixels.getType()},
-                               ValueRange{windows, filter}, ValueRange{pixels})
-          ->getResult(0);
+  Value product = multiplyInRowBlocks(builder, loc, windows, filter, pixels);
   Value result = tensor::ExpandShapeOp::create(
       builder, loc, output.getType(), product, kPixelsByLast,
       tensor::getMixedSizes(builder, loc, output));

@@ -16,9 +16,11 @@ def ApproximateMath : Pass<"jit-approximate-math"> {
 }
 
 def ConvolutionsAsMatmuls : Pass<"jit-convolutions-as-matmuls"> {
-  let summary = "Compute each linalg.conv_2d_nhwc_hwcf on tensors as a linalg.matmul of its input's windows (im2col) and its filter";
+  let summary = "Compute each linalg.conv_2d_nhwc_hwcf on tensors as a linalg.matmul of its input's windows (im2col) and its filter, in blocks of rows in an scf.forall";
   let dependentDialects = [
+    "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
   ];
 }

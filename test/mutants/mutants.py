@@ -609,6 +609,14 @@ MUTANTS = [
         "why": "a convolution of one filter becomes a matmul of one column, 10 times slower than the loops",
     },
     {
+        "name": "conv_row_blocks_overlap",
+        "file": "lib/Transforms/ConvolutionsAsMatmuls.cpp",
+        "search": "Value first = arith::MulIOp::create(builder, loc, task, block);",
+        "replace": "Value first = task;",
+        "tests": [PY + "jit_convolutions"],
+        "why": "the matmul's blocks of rows start one row apart: every block after the first computes the wrong rows",
+    },
+    {
         "name": "conv_rewritten_with_dynamic_pixels",
         "file": "lib/Transforms/ConvolutionsAsMatmuls.cpp",
         "search": "ShapedType::isDynamic) > 1;",

@@ -3,12 +3,14 @@
 # linalg.conv_2d_nhwc_hwcf under FAST_PIPELINE: jit-convolutions-as-matmuls
 # copies the input's windows into a matrix (a row an output pixel, a column
 # a filter tap) and makes the convolution the matmul of that matrix and the
-# filter, which the schedule tiles, packs and vectorizes on the threads. A
-# 1x1 filter with unit strides over an input the output's size reads the
-# input as it is. Fewer than 8 filters are left to the loops (faster there). Strides, dilations and the cast are kept, and a dynamic
-# batch (more dynamic sizes are left to the loops: LLVM 22 crashes on the
-# unfolding of the result then); the results are DEFAULT_PIPELINE's loops'
-# (small integers: exact whatever the rounding) and numpy's.
+# filter, in blocks of 256 rows on the threads, each block's matmul tiled,
+# packed and vectorized by the schedule. A 1x1 filter with unit strides
+# over an input the output's size reads the input as it is. Strides,
+# dilations and the cast are kept, and a dynamic batch. Left to the loops:
+# fewer than 8 filters (faster there), and more dynamic sizes (LLVM 22
+# crashes on the unfolding of the result then). The results are
+# DEFAULT_PIPELINE's loops' (small integers: exact whatever the rounding)
+# and numpy's.
 
 import numpy as np
 from mlir.execution_engine import DEFAULT_PIPELINE, FAST_PIPELINE, jit
@@ -63,8 +65,9 @@ def rewritten(source):
 
 
 # The windows (n, oh, ow, kh, kw, c) read with the strides and dilations,
-# folded to a matrix; the filter and the output folded; one matmul, its
-# result unfolded to the output's shape.
+# folded to a matrix; the filter and the output folded; their matmul in
+# blocks of 256 rows in an scf.forall, its result unfolded to the output's
+# shape.
 # The window map: rows at oh * 3 + kh, columns at ow * 2 + kw * 2.
 # CHECK: affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 * 3 + d3, d2 * 2 + d4 * 2, d5)>
 # CHECK-LABEL: func.func @conv
@@ -73,7 +76,9 @@ def rewritten(source):
 # CHECK: tensor.collapse_shape {{.*}} {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<2x3x5x3x2x3xf32> into tensor<30x18xf32>
 # CHECK: tensor.collapse_shape {{.*}} {{\[\[}}0, 1, 2], [3]] : tensor<3x2x3x8xf32> into tensor<18x8xf32>
 # CHECK: tensor.collapse_shape {{.*}} {{\[\[}}0, 1, 2], [3]] : tensor<2x3x5x8xf32> into tensor<30x8xf32>
-# CHECK: linalg.matmul ins({{.*}} : tensor<30x18xf32>, tensor<18x8xf32>) outs({{.*}} : tensor<30x8xf32>)
+# CHECK: scf.forall (%{{.*}}) in (%{{.*}}) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<30x8xf32>)
+# CHECK: linalg.matmul ins({{.*}} : tensor<?x18xf32>, tensor<18x8xf32>) outs({{.*}} : tensor<?x8xf32>)
+# CHECK: tensor.parallel_insert_slice
 # CHECK: tensor.expand_shape {{.*}} {{\[\[}}0, 1, 2], [3]] output_shape [2, 3, 5, 8] : tensor<30x8xf32> into tensor<2x3x5x8xf32>
 # CHECK-NOT: linalg.conv_2d_nhwc_hwcf
 rewritten(conv((2, 9, 11, 3, 3, 2, 8), strides=(3, 2), dilations=(1, 2)))
@@ -96,6 +101,7 @@ rewritten(conv((2, 6, 7, 3, 1, 1, 8), strides=(2, 1)))
 # CHECK-LABEL: func.func @conv
 # CHECK-NOT: linalg.generic
 # CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] : tensor<?x6x7x3xf32> into tensor<?x3xf32>
+# CHECK: scf.forall
 # CHECK: linalg.matmul ins({{.*}} : tensor<?x3xf32>, tensor<3x8xf32>) outs({{.*}} : tensor<?x8xf32>)
 # CHECK: tensor.expand_shape {{.*}} output_shape [%{{.*}}, 6, 7, 8]
 rewritten(conv((2, 6, 7, 3, 1, 1, 8), dynamic="batch"))
