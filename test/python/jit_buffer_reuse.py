@@ -15,7 +15,7 @@ import numpy as np
 
 from mlir.execution_engine import DEFAULT_PIPELINE, FAST_PIPELINE, jit
 
-from fixtures import heap_bytes_in_use
+from fixtures import TEMPORARY, heap_bytes_in_use
 
 SOURCE = """
 #map = affine_map<(d0) -> (d0)>
@@ -30,17 +30,6 @@ func.func @scaled(%x: tensor<?xf32>, %s: f32) -> tensor<?xf32> {
     linalg.yield %m : f32
   } -> tensor<?xf32>
   return %r : tensor<?xf32>
-}
-"""
-# A temporary of n floats, written whole and freed before it returns.
-TEMPORARY = """
-func.func @through_temporary(%n: index, %v: f32) -> f32 {
-  %c0 = arith.constant 0 : index
-  %t = memref.alloc(%n) : memref<?xf32>
-  linalg.fill ins(%v : f32) outs(%t : memref<?xf32>)
-  %r = memref.load %t[%c0] : memref<?xf32>
-  memref.dealloc %t : memref<?xf32>
-  return %r : f32
 }
 """
 MIB = 1 << 20

@@ -16,19 +16,9 @@ import threading
 
 from mlir.execution_engine import jit
 
+from fixtures import TEMPORARY
+
 FOUR_MIB = 1 << 20  # floats
-# A temporary of n floats, written whole and freed before it returns: of
-# 4 MiB and more, the buffer is kept for the next call.
-TEMPORARY = """
-func.func @through_temporary(%n: index, %v: f32) -> f32 {
-  %c0 = arith.constant 0 : index
-  %t = memref.alloc(%n) : memref<?xf32>
-  linalg.fill ins(%v : f32) outs(%t : memref<?xf32>)
-  %r = memref.load %t[%c0] : memref<?xf32>
-  memref.dealloc %t : memref<?xf32>
-  return %r : f32
-}
-"""
 temporary = jit(TEMPORARY)
 busy = True
 

@@ -59,6 +59,19 @@ func.func @store(%x: memref<?xf64>) {
 """
 
 # ADD and CALLBACK, and a nop, a fused multiply-add and a memref sum.
+# A temporary of n floats, written whole and freed before it returns
+# (jit_buffer_reuse.py, jit_fork_amid_allocations.py: of 4 MiB and more,
+# its buffer is kept for the next call).
+TEMPORARY = """
+func.func @through_temporary(%n: index, %v: f32) -> f32 {
+  %c0 = arith.constant 0 : index
+  %t = memref.alloc(%n) : memref<?xf32>
+  linalg.fill ins(%v : f32) outs(%t : memref<?xf32>)
+  %r = memref.load %t[%c0] : memref<?xf32>
+  memref.dealloc %t : memref<?xf32>
+  return %r : f32
+}
+"""
 FUNCTIONS = (
     ADD
     + CALLBACK
