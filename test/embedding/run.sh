@@ -17,9 +17,7 @@ trap cleanup EXIT
 # The embedding's own tests, and the component's tests run as an external
 # repository (they catch labels that only resolve in the main workspace).
 # --symlink_prefix=/: no bazel-* links into the output root we remove.
-# MLIR_EE_REMOTE_CACHE (.ci/run sets it): a Bazel HTTP cache to read from.
 ../../bazelw --output_user_root="$output_root" test --symlink_prefix=/ \
-  ${MLIR_EE_REMOTE_CACHE:+"--remote_cache=$MLIR_EE_REMOTE_CACHE" --noremote_upload_local_results} \
   //... @mlir_execution_engine//test/... 2>&1
 status=$?
 echo "embedding: $([ "$status" -eq 0 ] && echo PASSED || echo FAILED)"

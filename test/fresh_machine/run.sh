@@ -2,8 +2,7 @@
 # A new user's machine: builds a minimal Debian 12 root (debootstrap
 # --variant=minbase bookworm), clones this repository into it, and runs the
 # README's two commands exactly as written, in a chroot with a clean
-# environment (and a user's ~/.bazelrc naming a remote cache, given one).
-# Passes only if the example prints its result and every test
+# environment. Passes only if the example prints its result and every test
 # passes. The root gets this machine's apt sources, its CA bundle (for a
 # network whose TLS is inspected) and its DNS resolver, nothing else.
 # Needs root and debootstrap; everything it mounts and creates is removed
@@ -47,13 +46,6 @@ mount_in_root bind /dev /dev
 mount_in_root tmpfs tmpfs /dev/shm
 
 git clone --quiet "$repository" "$root/root/mlir_execution_engine"
-# MLIR_EE_REMOTE_CACHE (.ci/run sets it): the user's Bazel reads a team's
-# HTTP cache (~/.bazelrc), so that what this machine would build alike is
-# fetched; every test still runs here.
-if [ -n "${MLIR_EE_REMOTE_CACHE:-}" ]; then
-  printf '%s\n' "build --remote_cache=$MLIR_EE_REMOTE_CACHE --noremote_upload_local_results" \
-    "test --nocache_test_results" >"$root/root/.bazelrc"
-fi
 
 say "running the README's commands in the chroot"
 output="$root.output"
