@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lib/Transforms/Passes.h"
+#include "lib/Transforms/StaticSizes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -40,14 +41,6 @@ namespace {
 
 /// The reassociation that folds (n, oh, ow) and keeps the last dimension.
 const SmallVector<ReassociationIndices> kPixelsByLast = {{0, 1, 2}, {3}};
-
-/// Whether a type of `op`'s operands has a static size of 0 (the op
-/// computes nothing; an empty matrix is not worth building).
-bool hasStaticZeroSize(Operation *op) {
-  return llvm::any_of(op->getOperandTypes(), [](Type type) {
-    return llvm::is_contained(cast<ShapedType>(type).getShape(), 0);
-  });
-}
 
 /// Whether the input of `conv` is, as it is, the (n*oh*ow) x c matrix of
 /// its windows: a statically 1x1 filter, unit strides, and the input's
@@ -117,11 +110,8 @@ constexpr int64_t kRowsPerTask = 256;
 /// convolution has few (its filters), often one panel's worth.
 Value multiplyInRowBlocks(OpBuilder &builder, Location loc, Value windows,
                           Value filter, Value pixels) {
-  auto index = [&](int64_t value) {
-    return arith::ConstantIndexOp::create(builder, loc, value).getResult();
-  };
   Value rows = tensor::DimOp::create(builder, loc, pixels, 0);
-  Value block = index(kRowsPerTask);
+  Value block = arith::ConstantIndexOp::create(builder, loc, kRowsPerTask);
   Value tasks = arith::CeilDivUIOp::create(builder, loc, rows, block);
   auto forall =
       scf::ForallOp::create(builder, loc, ArrayRef<OpFoldResult>{tasks},
@@ -176,7 +166,7 @@ bool hasDynamicPixelSizes(linalg::Conv2DNhwcHwcfOp conv) {
 /// it (on memrefs, of a static size of 0, of few filters, or with dynamic
 /// pixel sizes).
 void rewriteAsMatmul(linalg::Conv2DNhwcHwcfOp conv) {
-  if (!conv.hasPureTensorSemantics() || hasStaticZeroSize(conv) ||
+  if (!conv.hasPureTensorSemantics() || jit::hasStaticZeroSize(conv) ||
       hasFewFilters(conv) || hasDynamicPixelSizes(conv))
     return;
   OpBuilder builder(conv);

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lib/Transforms/Passes.h"
+#include "lib/Transforms/StaticSizes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -58,15 +59,6 @@ Value batchSlice(OpBuilder &builder, Location loc, Value value, Value batch) {
                                          type.getElementType());
   return tensor::ExtractSliceOp::create(builder, loc, sliceType, value, offsets,
                                         sizes, strides);
-}
-
-/// Whether a type of `op`'s operands has a static size of 0: the op
-/// computes nothing, and a slice at offset 0 of that dimension would not
-/// verify.
-bool hasStaticZeroSize(Operation *op) {
-  return llvm::any_of(op->getOperandTypes(), [](Type type) {
-    return llvm::is_contained(cast<ShapedType>(type).getShape(), 0);
-  });
 }
 
 /// The maps over (m, n, k) of `maps`, over (batch, m, n, k), the batch
@@ -116,7 +108,8 @@ Value inLayout(OpBuilder &builder, Location loc, Value value, AffineMap map,
 /// (on memrefs, of a static size of 0, or with maps this pass does not
 /// know).
 void unbatch(linalg::BatchMatmulOp batchMatmul) {
-  if (!batchMatmul.hasPureTensorSemantics() || hasStaticZeroSize(batchMatmul))
+  if (!batchMatmul.hasPureTensorSemantics() ||
+      jit::hasStaticZeroSize(batchMatmul))
     return;
   std::optional<SmallVector<AffineMap>> maps =
       matmulMaps(batchMatmul.getIndexingMapsArray());
